@@ -1,0 +1,33 @@
+package actors
+
+import "sync/atomic"
+
+// ack acknowledges one MQTT message once every actor it reached has made its effect
+// durable. A message that fans out to n window definitions is acked by the n-th done.
+type ack struct {
+	pending  atomic.Int32
+	fn       func() // the broker acknowledgement; nil for QoS 0 and replay
+	inflight *atomic.Int64
+}
+
+func newAck(fn func(), inflight *atomic.Int64) *ack {
+	a := &ack{fn: fn, inflight: inflight}
+	a.pending.Store(1)
+	return a
+}
+
+// add registers n more actors that must call done.
+func (a *ack) add(n int) { a.pending.Add(int32(n)) }
+
+// done records that one holder made its effect durable.
+func (a *ack) done() {
+	if a.pending.Add(-1) != 0 {
+		return
+	}
+	if a.fn != nil {
+		a.fn()
+	}
+	if a.inflight != nil {
+		a.inflight.Add(-1)
+	}
+}

@@ -1,0 +1,168 @@
+package actors
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/persist"
+)
+
+// committer turns the flushed changes of one device's actors into Badger
+// transactions: persist first, then acknowledge the MQTT messages whose effects are now
+// durable, then hand committed results and late records to the actors that ship them.
+type committer struct {
+	env    *env
+	device string
+
+	units   []*unit
+	waiting map[uint64]int // epoch -> Flushed replies still expected (negative: early replies)
+	closed  []uint64       // epochs whose size is known, oldest first
+	dones   []chan struct{}
+	failed  bool
+}
+
+func newCommitter(e *env, device string) *committer {
+	return &committer{env: e, device: device, waiting: map[uint64]int{}}
+}
+
+func (c *committer) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *Flushed:
+		c.waiting[m.Epoch]--
+		if m.Unit != nil && !m.Unit.empty() {
+			c.units = append(c.units, m.Unit)
+		}
+		c.maybeCommit(ctx)
+	case *EpochClosed:
+		c.waiting[m.Epoch] += m.Expect
+		c.closed = append(c.closed, m.Epoch)
+		if m.done != nil {
+			c.dones = append(c.dones, m.done)
+		}
+		// An epoch still open when the next one closes lost a reply (an actor
+		// restarted mid-flush): commit what arrived rather than stall the device.
+		for len(c.closed) > 1 && c.waiting[c.closed[0]] > 0 {
+			c.env.log.Warn("committing an incomplete epoch", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
+			delete(c.waiting, c.closed[0])
+			c.closed = c.closed[1:]
+		}
+		c.maybeCommit(ctx)
+	case *Published:
+		c.units = append(c.units, &unit{dequeue: dequeues(resultsQueue(c.device), m.Seqs)})
+	case *Delivered:
+		c.units = append(c.units, &unit{dequeue: dequeues(m.Queue, m.Seqs)})
+	}
+}
+
+func dequeues(queue string, seqs []uint64) []dequeuePut {
+	d := make([]dequeuePut, len(seqs))
+	for i, s := range seqs {
+		d[i] = dequeuePut{queue: queue, seq: s}
+	}
+	return d
+}
+
+// maybeCommit commits once every closed epoch has all its replies.
+func (c *committer) maybeCommit(ctx actor.Context) {
+	if len(c.closed) == 0 {
+		return
+	}
+	for _, e := range c.closed {
+		if c.waiting[e] > 0 {
+			return
+		}
+	}
+	for _, e := range c.closed {
+		delete(c.waiting, e)
+	}
+	c.closed = c.closed[:0]
+	c.commit(ctx)
+}
+
+func (c *committer) commit(ctx actor.Context) {
+	if len(c.units) > 0 {
+		b := c.env.store.NewBatch()
+		results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
+		late := &Enqueued{Queue: upstreamQueue(c.device), ReplyTo: ctx.Self()}
+		seqs := make([][]uint64, len(c.units))
+		for i, u := range c.units {
+			seqs[i] = c.add(b, u)
+		}
+		start := time.Now()
+		if err := c.env.store.Commit(b); err != nil {
+			// Nothing is acknowledged, so the broker keeps every message; retry with
+			// the next epoch. Intake stalls instead of losing data.
+			c.env.metrics.CommitErrors.Inc()
+			if !c.failed {
+				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
+				c.env.commitFailures.Add(1)
+			}
+			c.failed = true
+			return
+		}
+		if c.failed {
+			c.env.log.Info("committing state works again", "device", c.device)
+			c.env.commitFailures.Add(-1)
+			c.failed = false
+		}
+		c.env.metrics.Commits.Inc()
+		c.env.metrics.CommitSeconds.Observe(time.Since(start).Seconds())
+		for i, u := range c.units {
+			for j, o := range u.outbox {
+				e := o.entry
+				e.Seq = seqs[i][j]
+				if o.queue == results.Queue {
+					results.Entries = append(results.Entries, e)
+				} else {
+					late.Entries = append(late.Entries, e)
+				}
+			}
+			for _, a := range u.acks {
+				a.done()
+			}
+		}
+		c.units = c.units[:0]
+		if len(results.Entries) > 0 {
+			ctx.Send(c.env.sink, results)
+		}
+		if len(late.Entries) > 0 && c.env.late != nil {
+			ctx.Send(c.env.late, late)
+		}
+	}
+	for _, d := range c.dones {
+		close(d)
+	}
+	c.dones = c.dones[:0]
+}
+
+// add writes one unit into the batch and returns the outbox sequence numbers it got.
+func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
+	if u.stream != nil {
+		b.PutStream(u.stream.device, u.stream.stream, u.stream.state)
+	}
+	if u.def != nil {
+		b.PutWindowDef(u.def.device, u.def.window, u.def.def)
+	}
+	if u.valve != nil {
+		b.PutValve(u.valve.device, u.valve.window, u.valve.key, u.valve.inputs)
+	}
+	for _, k := range u.deletes {
+		b.DeleteWindow(k)
+	}
+	for _, p := range u.puts {
+		b.PutWindow(p.key, p.state)
+	}
+	for _, m := range u.marks {
+		b.PutMark(c.device, m.window, m.key, m.id)
+	}
+	var seqs []uint64
+	for _, o := range u.outbox {
+		seqs = append(seqs, b.Enqueue(o.queue, o.entry.encode()))
+	}
+	for _, d := range u.dequeue {
+		b.Dequeue(d.queue, d.seq)
+	}
+	b.EndUnit()
+	return seqs
+}

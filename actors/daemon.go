@@ -1,0 +1,272 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/mqtt"
+	"github.com/edged/edged/persist"
+)
+
+// Daemon is `edged run`: the topology fed by a live MQTT subscription, driven by the
+// wall clock, with metrics and health over HTTP.
+type Daemon struct {
+	cfg      *configs.Daemon
+	log      *slog.Logger
+	metrics  *Metrics
+	store    *persist.Store
+	embedded *mqtt.Embedded
+	client   *mqtt.Client
+	topo     *topology
+	http     *http.Server
+	httpAddr string
+	upstream *upstreamLink
+
+	stopTicks chan struct{}
+	ticks     sync.WaitGroup
+	stopOnce  sync.Once
+	stopErr   error
+}
+
+// Start opens the state, restores every device, connects to the broker and starts
+// taking messages. The returned Daemon runs until Stop.
+func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (d *Daemon, err error) {
+	d = &Daemon{cfg: cfg, log: log, metrics: NewMetrics(), stopTicks: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			d.close()
+		}
+	}()
+	dur, err := persist.ParseDurability(cfg.Durability)
+	if err != nil {
+		return nil, err
+	}
+	d.store, err = persist.Open(persist.Options{Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	brokerURL := cfg.Broker.URL
+	if cfg.Broker.Embedded() {
+		d.embedded, err = mqtt.StartEmbedded(cfg.Broker.Listen, filepath.Join(cfg.DataDir, "broker"), log)
+		if err != nil {
+			return nil, fmt.Errorf("starting the embedded broker on %s: %w", cfg.Broker.Listen, err)
+		}
+		brokerURL = d.embedded.URL()
+	}
+	pub := &lazyPublisher{}
+	var late func(*env) *actor.PID
+	if cfg.Upstream.Enabled() {
+		d.upstream, err = newUpstreamLink(ctx, cfg.Upstream, log, d.metrics)
+		if err != nil {
+			return nil, err
+		}
+		late = d.upstream.spawn
+	}
+	d.topo, err = buildTopology(cfg, d.store, d.metrics, log, nil, pub, late)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.serveHTTP(); err != nil {
+		return nil, err
+	}
+	d.client, err = d.connect(ctx, brokerURL)
+	if err != nil {
+		return nil, err
+	}
+	pub.client.Store(d.client)
+	d.ticks.Add(1)
+	go d.tickLoop()
+	log.Info("edged running", "devices", len(cfg.Devices), "broker", brokerURL, "data_dir", cfg.DataDir, "http", d.httpAddr)
+	return d, nil
+}
+
+func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) {
+	tlsCfg, err := d.cfg.Broker.TLS.Config()
+	if err != nil {
+		return nil, err
+	}
+	var subs []mqtt.Subscription
+	persistent := false
+	for _, dev := range d.cfg.Devices {
+		for _, s := range dev.Streams {
+			subs = append(subs, mqtt.Subscription{Filter: s.Topic, QoS: s.QoS})
+			persistent = persistent || s.QoS > 0
+		}
+	}
+	root := d.topo.system.Root
+	send := func(pid *actor.PID, m any) { root.Send(pid, m) }
+	maxPayload := d.cfg.Limits.MaxPayload
+	return mqtt.Connect(ctx, mqtt.Options{
+		URL: url, ClientID: d.cfg.Broker.ClientID, Username: d.cfg.Broker.Username, Password: d.cfg.Broker.Password,
+		TLS: tlsCfg, KeepAlive: d.cfg.Broker.KeepAlive,
+		// A persistent session makes the broker keep and redeliver unacknowledged
+		// QoS 1 messages across a crash of edged.
+		CleanSession:  !persistent,
+		ManualAck:     true,
+		Subscriptions: subs,
+		Logger:        d.log,
+		Handler: func(m *mqtt.Message) {
+			payload := m.Payload
+			if maxPayload > 0 && len(payload) > maxPayload {
+				payload = fmt.Appendf(nil, "payload of %d bytes exceeds limits.max_payload %d", len(payload), maxPayload)
+			}
+			in := &Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
+			d.topo.router.route(send, in, m.Ack)
+		},
+		OnConnect:        func() { d.metrics.BrokerUp.Set(1) },
+		OnConnectionLost: func(error) { d.metrics.BrokerUp.Set(0) },
+	})
+}
+
+// tickEvery is the granularity of processing time inside the topology: watermark
+// intervals and the commit interval are rounded up to it.
+const tickEvery = 10 * time.Millisecond
+
+func (d *Daemon) tickLoop() {
+	defer d.ticks.Done()
+	t := time.NewTicker(tickEvery)
+	defer t.Stop()
+	gcEvery := time.NewTicker(5 * time.Minute)
+	defer gcEvery.Stop()
+	for {
+		select {
+		case <-d.stopTicks:
+			return
+		case now := <-t.C:
+			d.topo.tick(now.UnixMilli())
+		case <-gcEvery.C:
+			d.store.RunGC()
+		}
+	}
+}
+
+// Stop stops taking messages, commits what is in flight, publishes what is committed
+// and closes everything within timeout. Unacknowledged messages stay with the broker.
+// Calling it again returns the first call's result.
+func (d *Daemon) Stop(timeout time.Duration) error {
+	d.stopOnce.Do(func() { d.stopErr = d.stop(timeout) })
+	return d.stopErr
+}
+
+func (d *Daemon) stop(timeout time.Duration) error {
+	deadline := time.After(timeout)
+	d.topo.router.closing.Store(true)
+	close(d.stopTicks)
+	d.ticks.Wait()
+	var err error
+	for _, done := range d.topo.flushAll() {
+		select {
+		case <-done:
+		case <-deadline:
+			err = errors.New("shutdown timed out before every device committed")
+		}
+	}
+	d.close()
+	return err
+}
+
+func (d *Daemon) close() {
+	if d.client != nil {
+		d.client.Close(time.Second)
+	}
+	if d.upstream != nil {
+		d.upstream.close()
+	}
+	if d.topo != nil {
+		d.topo.system.Shutdown()
+	}
+	if d.http != nil {
+		_ = d.http.Close()
+	}
+	if d.store != nil {
+		if err := d.store.Close(); err != nil {
+			d.log.Error("closing state", "err", err)
+		}
+	}
+	if d.embedded != nil {
+		d.embedded.Close()
+	}
+}
+
+// Metrics exposes the daemon's registry (tests read counters from it).
+func (d *Daemon) Metrics() *Metrics { return d.metrics }
+
+// HTTPAddr is the address the metrics and health endpoint listens on.
+func (d *Daemon) HTTPAddr() string { return d.httpAddr }
+
+// Health reports whether the daemon is fit to take data, and why not.
+func (d *Daemon) Health() (ok bool, status string) {
+	switch {
+	case d.client == nil || !d.client.Connected():
+		return false, "broker disconnected"
+	case d.topo.system.IsStopped():
+		return false, "stopped"
+	case d.commitFailing():
+		return false, "state commits failing (disk full?): intake stalled"
+	case d.upstream != nil && !d.upstream.connected():
+		return true, "ok; upstream disconnected (late data held in the outbox)"
+	}
+	return true, "ok"
+}
+
+func (d *Daemon) commitFailing() bool {
+	return d.topo.env.commitFailures.Load() > 0
+}
+
+func (d *Daemon) serveHTTP() error {
+	if d.cfg.HTTP.Listen == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", d.cfg.HTTP.Listen)
+	if err != nil {
+		return fmt.Errorf("http.listen %s: %w", d.cfg.HTTP.Listen, err)
+	}
+	d.httpAddr = ln.Addr().String()
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		ok, status := d.Health()
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		fmt.Fprintln(w, status)
+	})
+	d.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			d.log.Error("http server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// lazyPublisher lets the sink exist before the client connects: the pipelines
+// republish unconfirmed results while restoring, and the sink retries those.
+type lazyPublisher struct{ client atomic.Pointer[mqtt.Client] }
+
+var errNotConnected = errors.New("not connected to the broker yet")
+
+func (p *lazyPublisher) Publish(topic string, qos byte, payload []byte, done func(error)) {
+	if topic == "" { // the window publishes nothing locally
+		done(nil)
+		return
+	}
+	c := p.client.Load()
+	if c == nil {
+		done(errNotConnected)
+		return
+	}
+	c.Publish(topic, qos, payload, done)
+}

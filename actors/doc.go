@@ -1,0 +1,14 @@
+// Package actors is edged's runtime: the protoactor-go topology that wires the pure
+// event-time core (watermark, windows) to its I/O (MQTT intake, Badger state, result
+// and late-data outputs).
+//
+// One pipeline actor per device config supervises a source actor per concrete sensor
+// topic, a window actor per window definition and key, and a committer that turns the
+// actors' changes into one Badger transaction before anything they produced is
+// acknowledged or published. Time reaches the actors only as Tick messages, so the
+// same topology runs live (a ticker) and in replay (a virtual clock, synchronized
+// dispatcher, byte-identical output).
+//
+// This package may import everything else in edged; nothing but cmd/ and testing/
+// imports it.
+package actors

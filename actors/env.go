@@ -1,0 +1,36 @@
+package actors
+
+import (
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/persist"
+)
+
+// env is what every actor of one daemon (or one replay) shares. It is built once and
+// read-only afterwards.
+type env struct {
+	system   *actor.ActorSystem
+	store    *persist.Store
+	metrics  *Metrics
+	log      *slog.Logger
+	sink     *actor.PID // publishes committed results
+	late     *actor.PID // ships committed late records; nil: log and count them
+	dispatch actor.Dispatcher
+
+	traceWatermark func(device string, m *WatermarkEmitted) // replay --watermarks
+
+	commitEvery    int64        // ms of processing time between group commits
+	commitFailures atomic.Int32 // devices whose last commit failed: health reports it
+}
+
+// props builds actor props that run on the environment's dispatcher: the default
+// goroutine dispatcher live, the synchronized one in replay.
+func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
+	if e.dispatch != nil {
+		opts = append(opts, actor.WithDispatcher(e.dispatch))
+	}
+	return actor.PropsFromProducer(p, opts...)
+}

@@ -1,0 +1,95 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/watermark"
+	"github.com/edged/edged/windows"
+)
+
+// Tick carries processing time (ms) into the topology; no actor reads a clock.
+type Tick struct{ Now int64 }
+
+// Inbound is one MQTT message as it arrived at processing time At.
+type Inbound struct {
+	Topic     string
+	Payload   []byte
+	QoS       byte
+	Duplicate bool // the broker says it may have been delivered before
+	At        int64
+	ack       *ack
+}
+
+// RecordDecoded is a reading a source actor accepted, on its way to the window
+// actors of its key. It is shared read-only by every window actor it reaches.
+type RecordDecoded struct {
+	Stream  string // concrete topic
+	Def     int    // index of the stream definition in the device config
+	Key     string
+	TS      int64
+	Values  []windows.Value // aligned with the stream definition's value fields
+	Status  watermark.Status
+	ID      uint64 // message id for dedup
+	Dup     bool
+	Payload []byte
+	Arrived int64
+	ack     *ack
+}
+
+// WatermarkEmitted is a stream's new watermark status, for the window actors it fed.
+type WatermarkEmitted struct {
+	Stream string
+	Status watermark.Status
+	At     int64
+}
+
+// MarkWatermark applies an explicit watermark to a stream, as a punctuation would:
+// replay's watermark lines and the end of a replayed input.
+type MarkWatermark struct {
+	Stream    string // concrete topic; "" marks every stream of the device
+	Watermark int64
+	At        int64
+}
+
+// Flush asks an actor to hand its uncommitted changes to the committer.
+type Flush struct{ Epoch uint64 }
+
+// EpochClosed tells the committer how many Flushed replies make up an epoch.
+type EpochClosed struct {
+	Epoch  uint64
+	Expect int
+	done   chan struct{} // closed after the epoch is committed, for shutdown
+}
+
+// Flushed is one actor's uncommitted changes; the committer applies it atomically.
+type Flushed struct {
+	Epoch uint64
+	Unit  *unit
+}
+
+// Published reports that the sink delivered results from a device's result outbox.
+type Published struct{ Seqs []uint64 }
+
+// publishDone is a publish that the broker acknowledged or refused.
+type publishDone struct {
+	replyTo *actor.PID
+	entry   outboxEntry
+	err     error
+}
+
+// Delivered reports outbox entries the upstream side is done with.
+type Delivered struct {
+	Queue string
+	Seqs  []uint64
+}
+
+// Enqueued tells an outbox reader that new entries were committed; it reports what
+// it is done with to ReplyTo (the device's committer) as Published or Delivered.
+type Enqueued struct {
+	Queue   string
+	Entries []outboxEntry
+	ReplyTo *actor.PID
+}
+
+// FlushNow makes a pipeline flush and commit at once; Done is closed afterwards.
+type FlushNow struct{ Done chan struct{} }

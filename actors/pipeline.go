@@ -1,0 +1,306 @@
+package actors
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/persist"
+	"github.com/edged/edged/watermark"
+)
+
+// pipeline is the supervisor and router of one device: it spawns a source actor per
+// concrete topic and a window actor per window definition and key, routes records and
+// watermarks between them, and drives the group commit.
+type pipeline struct {
+	env      *env
+	plan     *plan
+	inflight *atomic.Int64
+	log      *slog.Logger
+
+	committer *actor.PID
+	sources   map[string]*sourceRef // by concrete topic
+	order     []*sourceRef          // spawn order: ticks go out deterministically
+	keys      map[keyID]*keyRef
+	fedBy     map[string][]*keyRef // stream -> window actors it fed, first-fed order
+	touched   []*ref               // actors changed since the last flush
+	epoch     uint64
+	nextFlush int64
+}
+
+type ref struct {
+	pid     *actor.PID
+	touched bool
+}
+
+type sourceRef struct {
+	ref
+	def int
+}
+
+type keyRef struct {
+	ref
+	streams map[string]struct{}
+}
+
+type keyID struct {
+	win int
+	key string
+}
+
+func newPipeline(e *env, p *plan, inflight *atomic.Int64) *pipeline {
+	return &pipeline{
+		env:      e,
+		plan:     p,
+		inflight: inflight,
+		log:      e.log.With("device", p.device.ID),
+		sources:  map[string]*sourceRef{},
+		keys:     map[keyID]*keyRef{},
+		fedBy:    map[string][]*keyRef{},
+	}
+}
+
+func (p *pipeline) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		p.onStarted(ctx)
+	case *Inbound:
+		p.onInbound(ctx, m)
+	case *RecordDecoded:
+		p.onRecord(ctx, m)
+	case *WatermarkEmitted:
+		p.onWatermark(ctx, m)
+	case *MarkWatermark:
+		p.onMark(ctx, m)
+	case *Tick:
+		p.onTick(ctx, m)
+	case *FlushNow:
+		p.flush(ctx, m.Done)
+	}
+}
+
+// onStarted restores every stream and key of the device before the first message, so
+// windows that came due while edged was down fire on the first advance.
+func (p *pipeline) onStarted(ctx actor.Context) {
+	dev := p.plan.device.ID
+	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
+	st, err := p.env.store.LoadDevice(dev)
+	if err != nil {
+		// Without its state the device would count records twice; stop it loudly.
+		panic(fmt.Errorf("loading state of device %s: %w", dev, err))
+	}
+	for _, topic := range sortedKeys(st.Streams) {
+		def := p.plan.match(topic)
+		if def < 0 {
+			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", topic)
+			continue
+		}
+		gs := st.Streams[topic]
+		p.spawnSource(ctx, topic, def, &gs)
+	}
+	byName := map[string]int{}
+	for i, w := range p.plan.windows {
+		byName[w.cfg.Name] = i
+	}
+	for i := range st.Keys {
+		ks := &st.Keys[i]
+		wi, ok := byName[ks.Window]
+		if !ok {
+			p.log.Warn("ignoring saved state of a window no longer configured", "window", ks.Window)
+			continue
+		}
+		if saved := st.WindowDefs[ks.Window]; saved != nil && string(saved) != string(p.plan.windows[wi].def) {
+			p.log.Warn("window definition changed since its state was saved; starting it empty",
+				"window", ks.Window, "saved", string(saved), "now", string(p.plan.windows[wi].def))
+			continue
+		}
+		k := p.spawnKey(ctx, keyID{wi, ks.Key}, ks)
+		for _, in := range ks.Valve {
+			p.feed(in.Input, k)
+		}
+	}
+	p.resendResults(ctx)
+}
+
+// resendResults hands the sink the results that were committed but not confirmed
+// published before the last stop.
+func (p *pipeline) resendResults(ctx actor.Context) {
+	q := resultsQueue(p.plan.device.ID)
+	var after uint64
+	for {
+		entries, err := p.env.store.Peek(q, after, 512)
+		if err != nil {
+			p.log.Error("reading the result outbox", "err", err)
+			return
+		}
+		if len(entries) == 0 {
+			return
+		}
+		batch := &Enqueued{Queue: q, ReplyTo: p.committer}
+		for _, e := range entries {
+			after = e.Seq
+			oe, err := decodeOutboxEntry(e.Seq, e.Payload)
+			if err != nil {
+				p.log.Error("skipping a malformed result outbox entry", "err", err)
+				continue
+			}
+			batch.Entries = append(batch.Entries, oe)
+		}
+		ctx.Send(p.env.sink, batch)
+	}
+}
+
+func (p *pipeline) onInbound(ctx actor.Context, m *Inbound) {
+	src := p.sources[m.Topic]
+	if src == nil { // the router only sends topics that match a stream
+		src = p.spawnSource(ctx, m.Topic, p.plan.match(m.Topic), nil)
+	}
+	p.touch(&src.ref)
+	ctx.Send(src.pid, m)
+}
+
+func (p *pipeline) onRecord(ctx actor.Context, r *RecordDecoded) {
+	for _, wi := range p.plan.streams[r.Def].windows {
+		id := keyID{wi, r.Key}
+		k := p.keys[id]
+		if k == nil {
+			k = p.spawnKey(ctx, id, nil)
+		}
+		p.feed(r.Stream, k)
+		p.touch(&k.ref)
+		ctx.Send(k.pid, r)
+	}
+}
+
+func (p *pipeline) onWatermark(ctx actor.Context, m *WatermarkEmitted) {
+	if p.env.traceWatermark != nil {
+		p.env.traceWatermark(p.plan.device.ID, m)
+	}
+	for _, k := range p.fedBy[m.Stream] {
+		p.touch(&k.ref)
+		ctx.Send(k.pid, m)
+	}
+}
+
+func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
+	if m.Stream == "" {
+		for _, s := range p.order {
+			p.touch(&s.ref)
+			ctx.Send(s.pid, m)
+		}
+		return
+	}
+	src := p.sources[m.Stream]
+	if src == nil {
+		def := p.plan.match(m.Stream)
+		if def < 0 {
+			p.log.Warn("watermark for a stream no config matches", "stream", m.Stream)
+			return
+		}
+		src = p.spawnSource(ctx, m.Stream, def, nil)
+	}
+	p.touch(&src.ref)
+	ctx.Send(src.pid, m)
+}
+
+func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
+	for _, s := range p.order {
+		ctx.Send(s.pid, t)
+	}
+	if p.nextFlush == 0 {
+		p.nextFlush = t.Now + p.env.commitEvery
+	}
+	if t.Now >= p.nextFlush {
+		p.flush(ctx, nil)
+		p.nextFlush = t.Now + p.env.commitEvery
+	}
+	p.env.metrics.Inflight.WithLabelValues(p.plan.device.ID).Set(float64(p.inflight.Load()))
+}
+
+// flush asks every actor touched since the last flush for its changes and tells the
+// committer how many answers make up the epoch.
+func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
+	p.epoch++
+	f := &Flush{Epoch: p.epoch}
+	for _, r := range p.touched {
+		r.touched = false
+		ctx.Send(r.pid, f)
+	}
+	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: len(p.touched), done: done})
+	p.touched = p.touched[:0]
+}
+
+func (p *pipeline) touch(r *ref) {
+	if !r.touched {
+		r.touched = true
+		p.touched = append(p.touched, r)
+	}
+}
+
+// feed records that stream fed window actor k, so the stream's watermarks reach it.
+func (p *pipeline) feed(stream string, k *keyRef) {
+	if _, ok := k.streams[stream]; ok {
+		return
+	}
+	k.streams[stream] = struct{}{}
+	p.fedBy[stream] = append(p.fedBy[stream], k)
+}
+
+// spawnSource starts the source actor of a concrete topic. restored is used by the
+// first incarnation only; one restarted after a panic reloads its state from the store,
+// since what it had in memory since the last commit was never acknowledged.
+func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restored *watermark.GeneratorState) *sourceRef {
+	dev := p.plan.device.ID
+	sp := &p.plan.streams[def]
+	incarnation := 0
+	props := p.env.props(func() actor.Actor {
+		incarnation++
+		r := restored
+		restored = nil
+		return newSource(p.env, dev, topic, def, sp, p.committer, r, incarnation > 1)
+	})
+	pid := p.spawn(ctx, props, "src:"+topic)
+	s := &sourceRef{ref: ref{pid: pid}, def: def}
+	p.sources[topic] = s
+	p.order = append(p.order, s)
+	return s
+}
+
+func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
+	dev := p.plan.device.ID
+	wp := &p.plan.windows[id.win]
+	incarnation := 0
+	props := p.env.props(func() actor.Actor {
+		incarnation++
+		r := restored
+		restored = nil
+		return newWindow(p.env, dev, wp, id.key, p.committer, r, incarnation > 1)
+	})
+	pid := p.spawn(ctx, props, "win:"+wp.cfg.Name+":"+id.key)
+	k := &keyRef{ref: ref{pid: pid}, streams: map[string]struct{}{}}
+	p.keys[id] = k
+	return k
+}
+
+// spawn starts a child named after what it handles, so supervision logs say which
+// stream or key failed.
+func (p *pipeline) spawn(ctx actor.Context, props *actor.Props, name string) *actor.PID {
+	pid, err := ctx.SpawnNamed(props, name)
+	if err != nil {
+		p.log.Warn("actor name taken; spawning unnamed", "name", name, "err", err)
+		return ctx.Spawn(props)
+	}
+	return pid
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,112 @@
+package actors
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/mqtt"
+	"github.com/edged/edged/watermark"
+	"github.com/edged/edged/windows"
+)
+
+// plan is a device config compiled for the actors.
+type plan struct {
+	device  *configs.Device
+	streams []streamPlan
+	windows []windowPlan
+}
+
+type streamPlan struct {
+	cfg      *configs.Stream
+	spec     mqtt.ExtractSpec
+	wm       watermark.Config
+	interval int64 // ms between periodic watermark emissions
+	windows  []int // indexes into plan.windows
+}
+
+type windowPlan struct {
+	cfg    *configs.Window
+	op     windows.OperatorConfig
+	stream int
+	fields []int  // for each aggregate field, its index in the stream's values
+	def    []byte // persisted descriptor: a restart with other aggregates must not reuse state
+}
+
+func compile(d *configs.Device) (*plan, error) {
+	p := &plan{device: d}
+	for _, s := range d.Streams {
+		unit, err := mqtt.ParseUnit(s.Timestamp.Unit)
+		if err != nil {
+			return nil, fmt.Errorf("device %s stream %s: %w", d.ID, s.Name, err)
+		}
+		seg := s.Key.TopicSegment
+		if s.Key.Field != "" {
+			seg = -1
+		}
+		wmField := ""
+		if s.WatermarkConfig().Strategy == watermark.Punctuated {
+			wmField = s.Watermark.Field
+		}
+		p.streams = append(p.streams, streamPlan{
+			cfg: s,
+			spec: mqtt.ExtractSpec{
+				Timestamp:      s.Timestamp.Field,
+				Unit:           unit,
+				KeyField:       s.Key.Field,
+				KeySegment:     seg,
+				Values:         s.Values(),
+				WatermarkField: wmField,
+			},
+			wm:       s.WatermarkConfig(),
+			interval: max(s.Watermark.Interval.Milliseconds(), 1),
+		})
+	}
+	for wi, w := range d.Windows {
+		si := -1
+		for i, s := range d.Streams {
+			if s.Name == w.Stream {
+				si = i
+			}
+		}
+		if si < 0 {
+			return nil, fmt.Errorf("device %s window %s: unknown stream %q", d.ID, w.Name, w.Stream)
+		}
+		op := w.Operator()
+		values := p.streams[si].spec.Values
+		var fields []int
+		for _, f := range op.Aggregates.Fields() {
+			idx := -1
+			for i, v := range values {
+				if v == f {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return nil, fmt.Errorf("device %s window %s: stream %s does not extract field %q", d.ID, w.Name, w.Stream, f)
+			}
+			fields = append(fields, idx)
+		}
+		def, _ := json.Marshal(struct {
+			Type       string   `json:"type"`
+			Size       int64    `json:"size_ms"`
+			Slide      int64    `json:"slide_ms"`
+			Gap        int64    `json:"gap_ms"`
+			Offset     int64    `json:"offset_ms"`
+			Aggregates []string `json:"aggregates"`
+		}{w.Type, w.Size.Milliseconds(), w.Slide.Milliseconds(), w.Gap.Milliseconds(), w.Offset.Milliseconds(), w.Aggregates})
+		p.windows = append(p.windows, windowPlan{cfg: w, op: op, stream: si, fields: fields, def: def})
+		p.streams[si].windows = append(p.streams[si].windows, wi)
+	}
+	return p, nil
+}
+
+// match returns the index of the first stream whose topic filter matches topic.
+func (p *plan) match(topic string) int {
+	for i, s := range p.streams {
+		if mqtt.TopicMatch(s.cfg.Topic, topic) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,152 @@
+package actors
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/edged/edged/windows"
+)
+
+// appendResult encodes a result record (DESIGN.md, "Contracts") with values in the
+// order the window's aggregates were configured, so output is byte-stable.
+func appendResult(b []byte, device, window string, r *windows.Result, emittedAt int64) []byte {
+	b = append(b, `{"device":`...)
+	b = appendString(b, device)
+	b = append(b, `,"window":`...)
+	b = appendString(b, window)
+	b = append(b, `,"key":`...)
+	b = appendString(b, r.Key)
+	b = append(b, `,"start":`...)
+	b = strconv.AppendInt(b, r.Window.Start, 10)
+	b = append(b, `,"end":`...)
+	b = strconv.AppendInt(b, r.Window.End, 10)
+	b = append(b, `,"revision":`...)
+	b = strconv.AppendInt(b, int64(r.Revision), 10)
+	b = append(b, `,"kind":"`...)
+	b = append(b, r.Kind.String()...)
+	b = append(b, `","values":{`...)
+	for i, v := range r.Values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, v.Name)
+		b = append(b, ':')
+		b = appendFloat(b, v.Value)
+	}
+	b = append(b, `},"watermark":`...)
+	b = strconv.AppendInt(b, r.Watermark, 10)
+	b = append(b, `,"emitted_at":`...)
+	b = strconv.AppendInt(b, emittedAt, 10)
+	return append(b, '}')
+}
+
+// lateRecord is the provenance of a record that missed its windows.
+type lateRecord struct {
+	Device, Stream, Window, Key string
+	TS, Watermark, ReceivedAt   int64
+	Missed                      []windows.Window
+	Reason                      string // too_late | future | undecodable
+	Error                       string // why an undecodable payload was rejected
+	Payload                     []byte
+}
+
+// appendLate encodes a late record without its id: the upstream actor prepends
+// `"id":"<device>-<seq>"` when it ships the entry, once the outbox has assigned seq.
+func appendLate(b []byte, l *lateRecord) []byte {
+	b = append(b, `{"device":`...)
+	b = appendString(b, l.Device)
+	b = append(b, `,"stream":`...)
+	b = appendString(b, l.Stream)
+	if l.Window != "" {
+		b = append(b, `,"window":`...)
+		b = appendString(b, l.Window)
+	}
+	b = append(b, `,"key":`...)
+	b = appendString(b, l.Key)
+	b = append(b, `,"reason":"`...)
+	b = append(b, l.Reason...)
+	b = append(b, '"')
+	if l.Reason != reasonUndecodable {
+		b = append(b, `,"ts":`...)
+		b = strconv.AppendInt(b, l.TS, 10)
+		b = append(b, `,"watermark":`...)
+		b = appendWatermark(b, l.Watermark)
+		b = append(b, `,"lateness_ms":`...)
+		if l.Watermark == math.MinInt64 {
+			b = append(b, '0')
+		} else {
+			b = strconv.AppendInt(b, l.Watermark-l.TS, 10)
+		}
+		b = append(b, `,"missed":[`...)
+		for i, w := range l.Missed {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"start":`...)
+			b = strconv.AppendInt(b, w.Start, 10)
+			b = append(b, `,"end":`...)
+			b = strconv.AppendInt(b, w.End, 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	} else {
+		b = append(b, `,"error":`...)
+		b = appendString(b, l.Error)
+	}
+	b = append(b, `,"received_at":`...)
+	b = strconv.AppendInt(b, l.ReceivedAt, 10)
+	b = append(b, `,"payload":`...)
+	if json.Valid(l.Payload) {
+		b = append(b, l.Payload...)
+	} else {
+		b = appendString(b, string(l.Payload))
+	}
+	return append(b, '}')
+}
+
+const (
+	reasonTooLate     = "too_late"
+	reasonFuture      = "future"
+	reasonUndecodable = "undecodable"
+)
+
+// withID splices the delivery id into an encoded late or result record.
+func withID(device string, seq uint64, rec []byte) []byte {
+	b := make([]byte, 0, len(rec)+len(device)+32)
+	b = append(b, `{"id":"`...)
+	b = append(b, device...)
+	b = append(b, '-')
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, `",`...)
+	return append(b, rec[1:]...)
+}
+
+func appendWatermark(b []byte, wm int64) []byte {
+	if wm == math.MinInt64 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, wm, 10)
+}
+
+// appendFloat writes NaN and infinities (an empty aggregate) as null: JSON has no NaN.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+// appendString quotes s; names and keys rarely need escaping, so the common case
+// copies without allocating.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

@@ -1,0 +1,62 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Publisher delivers one message; done reports the broker's acknowledgement (PUBACK
+// for QoS 1). *mqtt.Client is one; replay writes to its output instead.
+type Publisher interface {
+	Publish(topic string, qos byte, payload []byte, done func(error))
+}
+
+// retryEvery is how often (ms of processing time) the sink retries refused publishes.
+const retryEvery = 1000
+
+// sink publishes committed results from the result outboxes and reports each one
+// delivered, so its outbox entry is deleted and a restart does not publish it again.
+type sink struct {
+	env       *env
+	pub       Publisher
+	failed    []publishDone // refused publishes, retried in order
+	nextRetry int64
+}
+
+func newSink(e *env, pub Publisher) *sink { return &sink{env: e, pub: pub} }
+
+func (s *sink) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *Enqueued:
+		for _, e := range m.Entries {
+			s.publish(ctx, m.ReplyTo, e)
+		}
+	case *publishDone:
+		if m.err != nil {
+			s.env.metrics.PublishErrors.Inc()
+			if len(s.failed) == 0 {
+				s.env.log.Warn("publishing a result failed; will retry", "topic", m.entry.Topic, "err", m.err)
+			}
+			s.failed = append(s.failed, *m)
+			return
+		}
+		s.env.metrics.Published.Inc()
+		ctx.Send(m.replyTo, &Published{Seqs: []uint64{m.entry.Seq}})
+	case *Tick:
+		if len(s.failed) == 0 || m.Now < s.nextRetry {
+			return
+		}
+		s.nextRetry = m.Now + retryEvery
+		retry := s.failed
+		s.failed = nil
+		for _, f := range retry {
+			s.publish(ctx, f.replyTo, f.entry)
+		}
+	}
+}
+
+func (s *sink) publish(ctx actor.Context, replyTo *actor.PID, e outboxEntry) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	s.pub.Publish(e.Topic, e.QoS, e.Payload, func(err error) {
+		root.Send(self, &publishDone{replyTo: replyTo, entry: e, err: err})
+	})
+}

@@ -1,0 +1,255 @@
+package actors
+
+import (
+	"math/bits"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/cespare/xxhash/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/edged/edged/mqtt"
+	"github.com/edged/edged/watermark"
+	"github.com/edged/edged/windows"
+)
+
+// source is the actor of one concrete sensor topic: it decodes payloads, owns the
+// stream's watermark generator, and emits records and watermark changes to the
+// pipeline, which routes them to the window actors of their keys.
+type source struct {
+	env       *env
+	device    string
+	topic     string
+	def       int
+	plan      *streamPlan
+	committer *actor.PID
+
+	gen      *watermark.Generator
+	ext      *mqtt.Extractor
+	reading  mqtt.Reading
+	arena    []windows.Value // record values are cut from here to spare an allocation each
+	nextEmit int64
+	restored *watermark.GeneratorState
+	reload   bool // a restart after a panic: state comes from the store
+	started  bool
+	dirty    bool
+	pending  unit
+	badLog   burstLog
+
+	recordsIn    prometheus.Counter
+	decodeErrors prometheus.Counter
+	wmGauge      prometheus.Gauge
+	lagGauge     prometheus.Gauge
+	idleGauge    prometheus.Gauge
+}
+
+func newSource(e *env, device, topic string, def int, p *streamPlan, committer *actor.PID, restored *watermark.GeneratorState, reload bool) *source {
+	m := e.metrics
+	return &source{
+		env: e, device: device, topic: topic, def: def, plan: p, committer: committer,
+		gen:          watermark.NewGenerator(p.wm),
+		ext:          mqtt.NewExtractor(p.spec),
+		restored:     restored,
+		reload:       reload,
+		badLog:       burstLog{every: 10_000},
+		recordsIn:    m.RecordsIn.WithLabelValues(device, topic),
+		decodeErrors: m.DecodeErrors.WithLabelValues(device, topic),
+		wmGauge:      m.Watermark.WithLabelValues(device, topic),
+		lagGauge:     m.WatermarkLag.WithLabelValues(device, topic),
+		idleGauge:    m.Idle.WithLabelValues(device, topic),
+	}
+}
+
+func (s *source) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		if s.reload {
+			s.loadSaved()
+		}
+	case *Inbound:
+		s.onInbound(ctx, m)
+	case *Tick:
+		s.onTick(ctx, m.Now)
+	case *MarkWatermark:
+		s.begin(m.At)
+		s.gen.Mark(m.Watermark, m.At)
+		s.emit(ctx, m.At)
+	case *Flush:
+		s.onFlush(ctx, m.Epoch)
+	}
+}
+
+func (s *source) loadSaved() {
+	st, err := s.env.store.LoadDevice(s.device)
+	if err != nil {
+		panic(err)
+	}
+	if gs, ok := st.Streams[s.topic]; ok {
+		s.restored = &gs
+	}
+}
+
+// begin applies saved state at the first processing time the actor learns, so that
+// downtime is not mistaken for idleness.
+func (s *source) begin(now int64) {
+	if s.started {
+		return
+	}
+	s.started = true
+	s.nextEmit = now
+	if s.restored != nil {
+		s.gen.Restore(*s.restored, now)
+		s.restored = nil
+	}
+}
+
+func (s *source) onInbound(ctx actor.Context, m *Inbound) {
+	s.begin(m.At)
+	s.dirty = true
+	id := messageID(m.Topic, m.Payload)
+	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
+		s.decodeErrors.Inc()
+		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.topic, "err", err)
+		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
+		return
+	}
+	r := &s.reading
+	forwarded := false
+	if r.HasTS {
+		switch s.gen.Observe(r.TS, m.At) {
+		case watermark.Future:
+			s.reject(m, id, &lateRecord{Reason: reasonFuture, TS: r.TS, Key: r.Key, Watermark: s.gen.State().Watermark})
+			forwarded = true // the rejection holds the ack
+		case watermark.Reactivated:
+			s.emit(ctx, m.At)
+			fallthrough
+		default:
+			s.recordsIn.Inc()
+			forwarded = s.forward(ctx, m, id)
+		}
+	}
+	if r.HasWatermark {
+		s.gen.Mark(r.Watermark, m.At)
+		s.emit(ctx, m.At)
+	}
+	if !forwarded {
+		s.pending.acks = append(s.pending.acks, m.ack)
+	}
+}
+
+// forward sends the reading to the window actors of its key and hands them the ack.
+func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
+	n := len(s.plan.windows)
+	if n == 0 {
+		return false
+	}
+	r := &s.reading
+	rec := &RecordDecoded{
+		Stream: s.topic, Def: s.def, Key: r.Key, TS: r.TS,
+		Values: s.values(r.Values), Status: s.status(),
+		ID: id, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
+	}
+	m.ack.add(n - 1) // the source's own hold passes to the first window actor
+	ctx.Send(ctx.Parent(), rec)
+	return true
+}
+
+// reject sends a record that cannot enter any window to the late output and keeps
+// its ack until that is durable.
+func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
+	s.env.metrics.Late.WithLabelValues(s.device, s.topic, l.Reason).Inc()
+	if m.Duplicate {
+		if seen, err := s.env.store.HasMark(s.device, "", s.topic, id); err == nil && seen {
+			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
+			s.pending.acks = append(s.pending.acks, m.ack)
+			return
+		}
+	}
+	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.topic, m.At, m.Payload
+	if s.env.late == nil {
+		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
+	} else {
+		s.pending.outbox = append(s.pending.outbox, outboxPut{
+			queue: upstreamQueue(s.device),
+			entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
+		})
+		s.pending.marks = append(s.pending.marks, markPut{key: s.topic, id: id})
+	}
+	s.pending.acks = append(s.pending.acks, m.ack)
+}
+
+func (s *source) values(vs []mqtt.Value) []windows.Value {
+	if cap(s.arena)-len(s.arena) < len(vs) {
+		s.arena = make([]windows.Value, 0, max(256, len(vs)))
+	}
+	n := len(s.arena)
+	s.arena = s.arena[:n+len(vs)]
+	out := s.arena[n : n+len(vs) : n+len(vs)]
+	for i, v := range vs {
+		out[i] = windows.Value{Num: v.Num, Str: v.Str, Kind: windowsKind(v.Kind)}
+	}
+	return out
+}
+
+func windowsKind(k mqtt.ValueKind) windows.ValueKind {
+	switch k {
+	case mqtt.ValueNumber:
+		return windows.Number
+	case mqtt.ValueString:
+		return windows.String
+	}
+	return windows.Missing
+}
+
+func (s *source) status() watermark.Status {
+	st := s.gen.State()
+	return watermark.Status{Watermark: st.Watermark, Idle: st.Idle}
+}
+
+func (s *source) onTick(ctx actor.Context, now int64) {
+	s.begin(now)
+	if now < s.nextEmit {
+		return
+	}
+	s.nextEmit = now + s.plan.interval
+	s.emit(ctx, now)
+}
+
+// emit sends the stream's status to its window actors if it changed.
+func (s *source) emit(ctx actor.Context, now int64) {
+	st, changed := s.gen.Tick(now)
+	if st.Watermark != watermark.Min {
+		s.lagGauge.Set(float64(now - st.Watermark))
+	}
+	if !changed {
+		return
+	}
+	s.dirty = true
+	if st.Watermark != watermark.Min {
+		s.wmGauge.Set(float64(st.Watermark))
+	}
+	s.idleGauge.Set(b2f(st.Idle))
+	ctx.Send(ctx.Parent(), &WatermarkEmitted{Stream: s.topic, Status: st, At: now})
+}
+
+func (s *source) onFlush(ctx actor.Context, epoch uint64) {
+	u := s.pending
+	s.pending = unit{}
+	if s.dirty {
+		u.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
+		s.dirty = false
+	}
+	ctx.Send(s.committer, &Flushed{Epoch: epoch, Unit: &u})
+}
+
+// messageID identifies a message by content, so a broker's redelivery after a crash
+// can be recognised. Two identical payloads on one topic count as one reading.
+func messageID(topic string, payload []byte) uint64 {
+	return xxhash.Sum64(payload) ^ bits.RotateLeft64(xxhash.Sum64String(topic), 17)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,93 @@
+package actors
+
+import (
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
+)
+
+// topology is the actor graph shared by `run` and `replay`; they differ only in the
+// dispatcher, the publisher behind the sink and what receives late records.
+type topology struct {
+	system    *actor.ActorSystem
+	env       *env
+	router    *router
+	pipelines []*actor.PID
+	unmatched burstLog
+}
+
+// buildTopology spawns the sink and one pipeline per device; the pipelines restore
+// their state before they take a message.
+func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *slog.Logger,
+	dispatch actor.Dispatcher, pub Publisher, late func(*env) *actor.PID) (*topology, error) {
+	plans := make([]*plan, len(cfg.Devices))
+	for i, d := range cfg.Devices {
+		p, err := compile(d)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = p
+	}
+	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return log.With("component", "actor")
+	}))
+	e := &env{
+		system: system, store: store, metrics: m, log: log, dispatch: dispatch,
+		commitEvery: max(cfg.CommitInterval.Milliseconds(), 1),
+	}
+	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}}
+	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))
+	if late != nil {
+		e.late = late(e)
+	}
+	t.router = &router{unmatched: func(topic string, at int64) {
+		m.Unmatched.Inc()
+		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
+	}}
+	for _, p := range plans {
+		inflight := &atomic.Int64{}
+		dev := p.device.ID
+		props := e.props(func() actor.Actor { return newPipeline(e, p, inflight) },
+			actor.WithSupervisor(newSupervisor(log, dev)))
+		pid, err := system.Root.SpawnNamed(props, "device:"+dev)
+		if err != nil {
+			return nil, fmt.Errorf("starting device %s: %w", dev, err)
+		}
+		t.pipelines = append(t.pipelines, pid)
+		overload := m.Overload.WithLabelValues(dev)
+		t.router.devices = append(t.router.devices, routedDevice{
+			plan: p, pid: pid, inflight: inflight,
+			maxInflight: int64(cfg.Limits.MaxInflight), overload: overload.Inc,
+		})
+	}
+	return t, nil
+}
+
+// tick sends processing time to every pipeline and the sink.
+func (t *topology) tick(now int64) {
+	tk := &Tick{Now: now}
+	for _, p := range t.pipelines {
+		t.system.Root.Send(p, tk)
+	}
+	t.system.Root.Send(t.env.sink, tk)
+	if t.env.late != nil {
+		t.system.Root.Send(t.env.late, tk)
+	}
+}
+
+// flushAll makes every pipeline commit what it has and returns channels closed when
+// each commit is done.
+func (t *topology) flushAll() []chan struct{} {
+	var dones []chan struct{}
+	for _, p := range t.pipelines {
+		d := make(chan struct{})
+		t.system.Root.Send(p, &FlushNow{Done: d})
+		dones = append(dones, d)
+	}
+	return dones
+}

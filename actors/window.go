@@ -1,0 +1,289 @@
+package actors
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/edged/edged/persist"
+	"github.com/edged/edged/watermark"
+	"github.com/edged/edged/windows"
+)
+
+// window is the actor of one window definition and one key. Its valve combines the
+// watermarks of the streams that fed it, so a silent or skewed sensor holds back only
+// the keys it feeds.
+type window struct {
+	env       *env
+	device    string
+	plan      *windowPlan
+	key       string
+	committer *actor.PID
+	topic     string // rendered output topic; "" publishes nothing locally
+
+	op    *windows.Operator
+	valve *watermark.Valve
+	out   windows.Output
+	rec   windows.Record
+
+	dirty      map[windows.Window]bool // true: write, false: delete
+	open       map[int64]struct{}      // starts of the windows holding state
+	valveDirty bool
+	defSaved   bool
+	pending    unit
+	restored   *persist.KeyState
+	reload     bool
+
+	firings     prometheus.Counter
+	lateUpdates prometheus.Counter
+	openGauge   prometheus.Gauge
+}
+
+func newWindow(e *env, device string, p *windowPlan, key string, committer *actor.PID, restored *persist.KeyState, reload bool) *window {
+	m := e.metrics
+	return &window{
+		env: e, device: device, plan: p, key: key, committer: committer,
+		topic:       renderTopic(p.cfg.Output.Topic, device, p.cfg.Name, key),
+		op:          windows.NewOperator(p.op),
+		valve:       watermark.NewValve(),
+		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
+		dirty:       map[windows.Window]bool{},
+		open:        map[int64]struct{}{},
+		restored:    restored,
+		reload:      reload,
+		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
+		lateUpdates: m.LateUpdates.WithLabelValues(device, p.cfg.Name),
+		openGauge:   m.OpenWindows.WithLabelValues(device, p.cfg.Name),
+	}
+}
+
+func renderTopic(tmpl, device, window, key string) string {
+	return strings.NewReplacer("{device}", device, "{window}", window, "{key}", key).Replace(tmpl)
+}
+
+func (w *window) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		w.onStarted()
+	case *actor.Stopped:
+		w.openGauge.Sub(float64(len(w.open)))
+	case *RecordDecoded:
+		w.onRecord(m)
+	case *WatermarkEmitted:
+		w.onWatermark(m)
+	case *Flush:
+		w.onFlush(ctx, m.Epoch)
+	}
+}
+
+// onStarted restores the key's windows and valve. A window whose saved state does not
+// decode is quarantined (logged, counted, left in the store) rather than crashing the key.
+func (w *window) onStarted() {
+	ks := w.restored
+	w.restored = nil
+	if w.reload {
+		ks = w.loadSaved()
+		w.openGauge.Sub(float64(len(w.open)))
+		clear(w.open)
+	}
+	if ks == nil {
+		return
+	}
+	w.defSaved = true
+	for _, saved := range ks.Windows {
+		win, state, err := decodeWindowState(saved.Start, saved.State)
+		if err == nil {
+			err = w.op.Restore(w.key, win, state)
+		}
+		if err != nil {
+			w.env.metrics.Quarantined.WithLabelValues(w.device, w.plan.cfg.Name).Inc()
+			w.env.log.Error("quarantined a saved window that does not decode",
+				"device", w.device, "window", w.plan.cfg.Name, "key", w.key, "start", saved.Start, "err", err)
+			continue
+		}
+		w.open[win.Start] = struct{}{}
+	}
+	w.openGauge.Add(float64(len(w.open)))
+	w.valve.Restore(ks.Valve)
+	if wm := w.valve.Status().Watermark; wm != watermark.Min {
+		w.op.SetWatermark(wm)
+	}
+}
+
+func (w *window) loadSaved() *persist.KeyState {
+	st, err := w.env.store.LoadDevice(w.device)
+	if err != nil {
+		panic(err)
+	}
+	for i := range st.Keys {
+		if ks := &st.Keys[i]; ks.Window == w.plan.cfg.Name && ks.Key == w.key {
+			return ks
+		}
+	}
+	return nil
+}
+
+func (w *window) onRecord(r *RecordDecoded) {
+	if r.Dup {
+		if seen, err := w.env.store.HasMark(w.device, w.plan.cfg.Name, w.key, r.ID); err == nil && seen {
+			w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
+			r.ack.done()
+			return
+		}
+	}
+	w.observe(r.Stream, r.Status, r.Arrived)
+	w.rec.TS = r.TS
+	for i, f := range w.plan.fields {
+		w.rec.Values[i] = r.Values[f]
+	}
+	switch w.op.OnRecord(w.key, w.rec, &w.out) {
+	case windows.LateOutput:
+		w.late(r)
+	case windows.Dropped:
+		w.env.metrics.Dropped.WithLabelValues(w.device, r.Stream, "too_late").Inc()
+	}
+	w.drain(r.Arrived)
+	w.pending.marks = append(w.pending.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
+	w.pending.acks = append(w.pending.acks, r.ack)
+}
+
+func (w *window) onWatermark(m *WatermarkEmitted) {
+	w.observe(m.Stream, m.Status, m.At)
+}
+
+// observe feeds a stream's status to the valve and advances the operator when the
+// combined watermark moves.
+func (w *window) observe(stream string, st watermark.Status, now int64) {
+	out, changed := w.valve.Update(stream, st)
+	if !changed {
+		return
+	}
+	w.valveDirty = true
+	if out.Watermark > w.op.Watermark() {
+		w.op.Advance(out.Watermark, &w.out)
+		w.drain(now)
+	}
+}
+
+// late routes a record that missed all its windows where the window config says.
+func (w *window) late(r *RecordDecoded) {
+	l := w.out.Late[len(w.out.Late)-1]
+	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, reasonTooLate).Inc()
+	dest := w.plan.cfg.Late
+	switch {
+	case dest == "drop":
+		return
+	case strings.HasPrefix(dest, "topic:"):
+		rec := w.lateRecord(r, &l)
+		w.pending.outbox = append(w.pending.outbox, outboxPut{
+			queue: resultsQueue(w.device),
+			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: appendLate(nil, rec)},
+		})
+	case w.env.late == nil:
+		w.env.metrics.UnshippedLate.WithLabelValues(w.device).Inc()
+		w.env.log.Info("late record (no upstream configured)", "device", w.device, "window", w.plan.cfg.Name,
+			"key", w.key, "ts", r.TS, "watermark", l.Watermark)
+	default:
+		rec := w.lateRecord(r, &l)
+		w.pending.outbox = append(w.pending.outbox, outboxPut{
+			queue: upstreamQueue(w.device),
+			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: appendLate(nil, rec)},
+		})
+	}
+}
+
+func (w *window) lateRecord(r *RecordDecoded, l *windows.Late) *lateRecord {
+	return &lateRecord{
+		Device: w.device, Stream: r.Stream, Window: w.plan.cfg.Name, Key: w.key,
+		TS: r.TS, Watermark: l.Watermark, ReceivedAt: r.Arrived, Missed: l.Missed,
+		Reason: reasonTooLate, Payload: r.Payload,
+	}
+}
+
+// drain turns the operator's output into pending changes: results to the outboxes,
+// windows to write or delete.
+func (w *window) drain(now int64) {
+	for i := range w.out.Results {
+		res := &w.out.Results[i]
+		if res.Kind == windows.LateUpdate {
+			w.lateUpdates.Inc()
+		} else {
+			w.firings.Inc()
+		}
+		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)
+		w.pending.outbox = append(w.pending.outbox, outboxPut{
+			queue: resultsQueue(w.device),
+			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
+		})
+		if w.plan.cfg.UpstreamResults && w.env.late != nil {
+			w.pending.outbox = append(w.pending.outbox, outboxPut{
+				queue: upstreamQueue(w.device),
+				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
+			})
+		}
+	}
+	for _, p := range w.out.Purged {
+		w.dirty[p.Window] = false
+		if _, ok := w.open[p.Window.Start]; ok {
+			delete(w.open, p.Window.Start)
+			w.openGauge.Dec()
+		}
+	}
+	for _, u := range w.out.Updated {
+		w.dirty[u.Window] = true
+		if _, ok := w.open[u.Window.Start]; !ok {
+			w.open[u.Window.Start] = struct{}{}
+			w.openGauge.Inc()
+		}
+	}
+	w.out.Reset()
+}
+
+func (w *window) onFlush(ctx actor.Context, epoch uint64) {
+	u := w.pending
+	w.pending = unit{}
+	name := w.plan.cfg.Name
+	// Deletes go first: a session window merged into one with the same start is
+	// deleted and rewritten under the same key.
+	for win, put := range w.dirty {
+		if !put {
+			u.deletes = append(u.deletes, persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start})
+		}
+	}
+	for win, put := range w.dirty {
+		if !put {
+			continue
+		}
+		state, ok := w.op.AppendState(encodeWindowEnd(win), w.key, win)
+		if ok {
+			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
+		}
+	}
+	clear(w.dirty)
+	if len(u.puts) > 0 && !w.defSaved {
+		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
+		w.defSaved = true
+	}
+	if w.valveDirty {
+		u.valve = &valvePut{device: w.device, window: name, key: w.key, inputs: w.valve.State()}
+		w.valveDirty = false
+	}
+	ctx.Send(w.committer, &Flushed{Epoch: epoch, Unit: &u})
+}
+
+// A saved window is its end (the store keys it by start) followed by the operator's
+// own versioned encoding.
+func encodeWindowEnd(win windows.Window) []byte {
+	return binary.AppendVarint(make([]byte, 0, 64), win.End)
+}
+
+func decodeWindowState(start int64, b []byte) (windows.Window, []byte, error) {
+	end, n := binary.Varint(b)
+	if n <= 0 || end <= start {
+		return windows.Window{}, nil, fmt.Errorf("saved window at %d: bad end", start)
+	}
+	return windows.Window{Start: start, End: end}, b[n:], nil
+}

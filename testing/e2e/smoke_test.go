@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/edged/edged/mqtt"
+	"github.com/edged/edged/testing/harness"
+)
+
+const localBroker = "tcp://127.0.0.1:1883"
+
+func TestResultsArriveForEverySensor(t *testing.T) {
+	prefix := fmt.Sprintf("smoke%d", time.Now().UnixNano())
+	path := harness.WriteConfig(t, `
+durability: memory
+commit_interval: 20ms
+http: {listen: "127.0.0.1:0"}
+broker: {url: `+localBroker+`, client_id: `+prefix+`}
+`, map[string]string{"dev.yaml": `
+device: dev
+streams:
+  - name: s
+    topic: `+prefix+`/+/data
+    qos: 0
+    timestamp: {field: ts, unit: ms}
+    key: {topic_segment: 1}
+    watermark: {strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 300ms}
+windows:
+  - name: w
+    stream: s
+    type: tumbling
+    size: 1s
+    aggregates: [count, avg(temp)]
+    output: {topic: "`+prefix+`/out/{key}", qos: 1}
+`})
+	coll := harness.Collect(t, localBroker, prefix+"/out/#")
+	harness.Start(t, path)
+	pub, err := mqtt.Connect(context.Background(), mqtt.Options{URL: localBroker, ClientID: prefix + "-pub", CleanSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close(time.Second)
+	base := int64(1_733_140_000_000)
+	for i := range 30 {
+		for s := range 3 {
+			payload := fmt.Sprintf(`{"ts":%d,"temp":%d}`, base+int64(i)*100, i)
+			pub.Publish(fmt.Sprintf("%s/s-%d/data", prefix, s), 0, []byte(payload), nil)
+		}
+	}
+	harness.Eventually(t, 10*time.Second, "3 windows for each of 3 sensors", func() bool { return coll.Len() >= 9 })
+	for _, r := range coll.Results(t) {
+		t.Logf("%+v %v %v", r, *r.Values["count"], *r.Values["avg_temp"])
+		if *r.Values["count"] != 10 {
+			t.Errorf("result %+v: count %v, want 10", r, *r.Values["count"])
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Result is the result record of DESIGN.md as a consumer decodes it.
+type Result struct {
+	Device    string              `json:"device"`
+	Window    string              `json:"window"`
+	Key       string              `json:"key"`
+	Start     int64               `json:"start"`
+	End       int64               `json:"end"`
+	Revision  int                 `json:"revision"`
+	Kind      string              `json:"kind"`
+	Values    map[string]*float64 `json:"values"`
+	Watermark int64               `json:"watermark"`
+	EmittedAt int64               `json:"emitted_at"`
+}
+
+// ID is the upsert key a downstream store uses for a result.
+type ID struct {
+	Device, Window, Key string
+	Start               int64
+}
+
+// ID returns the result's upsert key.
+func (r Result) ID() ID { return ID{r.Device, r.Window, r.Key, r.Start} }
+
+// ParseResult decodes one result record.
+func ParseResult(b []byte) (Result, error) {
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("decoding result %q: %w", b, err)
+	}
+	return r, nil
+}
+
+// Latest keeps, for every window, the result with the highest revision: what an
+// upserting store holds at the end.
+func Latest(rs []Result) map[ID]Result {
+	out := map[ID]Result{}
+	for _, r := range rs {
+		if cur, ok := out[r.ID()]; !ok || r.Revision > cur.Revision {
+			out[r.ID()] = r
+		}
+	}
+	return out
+}
