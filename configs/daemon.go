@@ -1,0 +1,84 @@
+package configs
+
+import "time"
+
+// Daemon is the daemon file plus the device files found in its devices_dir.
+type Daemon struct {
+	Path           string // the daemon file as given to Load
+	DataDir        string // resolved against the daemon file's directory; callers may override it after loading
+	Durability     string // "process", "power" or "memory"
+	CommitInterval time.Duration
+	DedupTTL       time.Duration
+	DevicesDir     string // resolved against the daemon file's directory
+	Log            Log
+	HTTP           HTTP
+	Limits         Limits
+	Broker         Broker
+	Upstream       Upstream
+	Devices        []*Device // sorted by file name
+
+	pos positions
+}
+
+// Log selects the slog handler.
+type Log struct {
+	Format string // "text" or "json"
+	Level  string // "debug", "info", "warn" or "error"
+}
+
+// HTTP is the metrics and health endpoint.
+type HTTP struct {
+	Listen string // host:port; "" disables the endpoint
+}
+
+// Limits bound what one device may hold in flight.
+type Limits struct {
+	MaxInflight int // messages per device inside the pipeline before intake stops reading
+	MaxPayload  int // bytes; bigger payloads are rejected at intake
+}
+
+// Broker is the local MQTT broker the sensors publish to.
+type Broker struct {
+	URL       string // tcp:// mqtt:// ssl:// tls:// ws:// wss:// or "embedded"
+	Listen    string // host:port of the in-process broker; only with URL "embedded"
+	ClientID  string
+	Username  string
+	Password  string
+	TLS       TLS
+	KeepAlive time.Duration
+}
+
+// Embedded reports whether edged runs the broker in-process.
+func (b Broker) Embedded() bool { return b.URL == EmbeddedBroker }
+
+// EmbeddedBroker is the broker URL that asks for the in-process broker.
+const EmbeddedBroker = "embedded"
+
+// Upstream is the cloud broker that receives late records (and results when a
+// window asks for them), held in a disk outbox while the uplink is down.
+type Upstream struct {
+	URL         string // "" disables upstream sync
+	ClientID    string
+	Username    string
+	Password    string
+	TLS         TLS
+	TopicPrefix string
+	Batch       Batch
+	MaxRate     float64 // records per second while draining the backlog
+	Outbox      Outbox
+}
+
+// Enabled reports whether an upstream broker is configured.
+func (u Upstream) Enabled() bool { return u.URL != "" }
+
+// Batch bounds one upstream message.
+type Batch struct {
+	MaxRecords int
+	MaxDelay   time.Duration
+}
+
+// Outbox bounds the on-disk backlog for the upstream broker.
+type Outbox struct {
+	MaxBytes int64
+	WhenFull string // "drop_oldest", "drop_newest" or "block"
+}
