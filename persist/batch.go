@@ -1,0 +1,134 @@
+package persist
+
+import "github.com/edged/edged/watermark"
+
+// WindowKey names one window's state: the window definition, the key within it and
+// the window start (ms).
+type WindowKey struct {
+	Device, Window, Key string
+	Start               int64
+}
+
+type opKind uint8
+
+const (
+	opPut opKind = iota
+	opDelete
+	opMark
+	opEnqueue
+	opDequeue
+)
+
+type op struct {
+	kind  opKind
+	key   []byte
+	val   []byte
+	queue string // opEnqueue, opDequeue
+	seq   uint64 // opEnqueue
+}
+
+// Batch collects the changes of many actors for one Commit. Each actor's changes
+// form a unit, closed by EndUnit, that commits atomically. Keys and values are copied
+// in, so callers may reuse their buffers. A Batch is not safe for concurrent use;
+// after a failed Commit it may be committed again (units already written are
+// skipped); after a successful one, start a new Batch.
+type Batch struct {
+	s     *Store
+	ops   []op
+	units []int // end (exclusive) of each closed unit in ops
+	done  int   // units already committed
+	arena []byte
+	queue bool // some op touches the outbox
+}
+
+// NewBatch returns an empty batch for s.
+func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
+
+// Len is the number of changes in the batch.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// EndUnit closes the unit of everything added since the previous EndUnit: those
+// changes commit together or not at all. Commit closes a trailing open unit itself.
+func (b *Batch) EndUnit() {
+	last := 0
+	if len(b.units) > 0 {
+		last = b.units[len(b.units)-1]
+	}
+	if len(b.ops) > last {
+		b.units = append(b.units, len(b.ops))
+	}
+}
+
+// keep copies p into the arena. Slices handed out before the arena grows keep
+// pointing at the old array, which stays alive through them.
+func (b *Batch) keep(p []byte) []byte {
+	start := len(b.arena)
+	b.arena = append(b.arena, p...)
+	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// key appends a key built by f to the arena.
+func (b *Batch) key(f func([]byte) []byte) []byte {
+	start := len(b.arena)
+	b.arena = f(b.arena)
+	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+func (b *Batch) put(key, val []byte) {
+	b.ops = append(b.ops, op{kind: opPut, key: key, val: val})
+}
+
+// PutWindowDef stores the opaque descriptor of a window definition, so inspect can
+// decode the window states and a restart can tell that the config changed.
+func (b *Batch) PutWindowDef(device, window string, def []byte) {
+	b.put(b.key(func(d []byte) []byte { return defKey(d, device, window) }), b.keep(def))
+}
+
+// PutWindow stores one window's opaque state (encoded by windows/).
+func (b *Batch) PutWindow(k WindowKey, state []byte) {
+	b.put(b.key(func(d []byte) []byte { return windowKey(d, k) }), b.keep(state))
+}
+
+// DeleteWindow removes one window's state (purged or merged away).
+func (b *Batch) DeleteWindow(k WindowKey) {
+	b.ops = append(b.ops, op{kind: opDelete, key: b.key(func(d []byte) []byte { return windowKey(d, k) })})
+}
+
+// PutValve stores the valve of one window actor.
+func (b *Batch) PutValve(device, window, key string, inputs []watermark.ValveInput) {
+	k := b.key(func(d []byte) []byte { return valveKey(d, device, window, key) })
+	b.put(k, b.key(func(d []byte) []byte { return appendValve(d, inputs) }))
+}
+
+// PutStream stores the watermark generator state of one stream.
+func (b *Batch) PutStream(device, stream string, st watermark.GeneratorState) {
+	k := b.key(func(d []byte) []byte { return streamKey(d, device, stream) })
+	b.put(k, b.key(func(d []byte) []byte { return appendGeneratorState(d, st) }))
+}
+
+// PutMark records that message id was applied to (window, key); the mark expires
+// after the store's DedupTTL.
+func (b *Batch) PutMark(device, window, key string, id uint64) {
+	k := b.key(func(d []byte) []byte { return markKey(d, device, window, key, id) })
+	b.ops = append(b.ops, op{kind: opMark, key: k})
+}
+
+// Enqueue appends payload to an outbox queue and returns its sequence number, taken
+// from a persisted per-queue counter: strictly increasing, also across restarts, with
+// gaps where a batch was never committed. A queue needs one writer that commits its
+// batches in the order it made them; Commit rejects a batch whose sequence numbers
+// are not above every one already committed to the queue.
+func (b *Batch) Enqueue(queue string, payload []byte) uint64 {
+	seq := b.s.allocSeq(queue)
+	k := b.key(func(d []byte) []byte { return outboxKey(d, queue, seq) })
+	b.ops = append(b.ops, op{kind: opEnqueue, key: k, val: b.keep(payload), queue: queue, seq: seq})
+	b.queue = true
+	return seq
+}
+
+// Dequeue removes one outbox entry (delivered). Removing an absent entry is a no-op.
+func (b *Batch) Dequeue(queue string, seq uint64) {
+	k := b.key(func(d []byte) []byte { return outboxKey(d, queue, seq) })
+	b.ops = append(b.ops, op{kind: opDequeue, key: k, queue: queue})
+	b.queue = true
+}

@@ -1,0 +1,163 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Commit writes b in one transaction. If Badger says the transaction is too big, it
+// commits the longest run of whole units that fits, then the rest, so each unit stays
+// atomic; a single unit too big for a transaction is an error. With Power durability
+// each transaction is fsynced before Commit returns. On error, the units not yet
+// written are still in b and a later Commit of b retries them.
+func (s *Store) Commit(b *Batch) error {
+	b.EndUnit()
+	if b.queue {
+		s.queueMu.Lock()
+		defer s.queueMu.Unlock()
+	}
+	for b.done < len(b.units) {
+		n, err := s.commitUnits(b)
+		if err != nil {
+			return err
+		}
+		b.done += n
+	}
+	return nil
+}
+
+// commitUnits commits as many of b's pending units as fit in one transaction and
+// says how many it committed.
+func (s *Store) commitUnits(b *Batch) (int, error) {
+	end := len(b.units)
+	for {
+		t, fit, err := s.build(b, b.done, end)
+		if err == nil {
+			err = t.txn.Commit()
+			if err != nil {
+				return 0, fmt.Errorf("committing state in %s: %w", s.where, err)
+			}
+			s.applyQueueChanges(t.queues)
+			return end - b.done, nil
+		}
+		t.txn.Discard()
+		if !errors.Is(err, badger.ErrTxnTooBig) {
+			return 0, err
+		}
+		if fit == end-b.done {
+			fit-- // every unit fitted, the queue counters did not
+		}
+		if fit == 0 {
+			first := b.unitStart(b.done)
+			return 0, fmt.Errorf("committing state in %s: one unit of %d changes is too big for a transaction",
+				s.where, b.units[b.done]-first)
+		}
+		end = b.done + fit
+	}
+}
+
+// txnBuild is one transaction being filled, with the outbox changes it makes.
+type txnBuild struct {
+	txn    *badger.Txn
+	queues map[string]*queueChange
+}
+
+// build adds units [from, to) to a new transaction. On ErrTxnTooBig, fit is the
+// number of whole units that went in before the limit was hit.
+func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
+	t = txnBuild{txn: s.db.NewTransaction(true)}
+	for u := from; u < to; u++ {
+		for _, o := range b.ops[b.unitStart(u):b.units[u]] {
+			if err := s.addOp(&t, o); err != nil {
+				return t, u - from, err
+			}
+		}
+	}
+	for name, c := range t.queues {
+		if c.maxSeq == 0 {
+			continue
+		}
+		if err := t.txn.Set(counterKey(nil, name), appendCounter(nil, c.maxSeq)); err != nil {
+			return t, to - from, s.wrapOpErr(err, counterKey(nil, name))
+		}
+	}
+	return t, to - from, nil
+}
+
+func (b *Batch) unitStart(u int) int {
+	if u == 0 {
+		return 0
+	}
+	return b.units[u-1]
+}
+
+func (s *Store) addOp(t *txnBuild, o op) error {
+	var err error
+	switch o.kind {
+	case opPut:
+		err = t.txn.Set(o.key, o.val)
+	case opDelete:
+		err = t.txn.Delete(o.key)
+	case opMark:
+		err = t.txn.SetEntry(badger.NewEntry(o.key, nil).WithTTL(s.ttl))
+	case opEnqueue:
+		c := t.change(o.queue)
+		if last := max(c.maxSeq, s.committedSeq(o.queue)); o.seq <= last {
+			return fmt.Errorf("committing state in %s: outbox %q got seq %d after seq %d was committed: "+
+				"a queue needs one writer committing its batches in order", s.where, o.queue, o.seq, last)
+		}
+		if err = t.txn.Set(o.key, o.val); err == nil {
+			c.records++
+			c.bytes += int64(len(o.val))
+			c.maxSeq = o.seq
+		}
+	case opDequeue:
+		err = s.dequeue(t, o)
+	}
+	return s.wrapOpErr(err, o.key)
+}
+
+func (s *Store) wrapOpErr(err error, key []byte) error {
+	if err == nil || errors.Is(err, badger.ErrTxnTooBig) {
+		return err
+	}
+	return fmt.Errorf("writing %s to state in %s: %w", describeKey(key), s.where, err)
+}
+
+// dequeue deletes an outbox entry if it exists (also if this transaction added it),
+// counting its size so the queue stats stay exact.
+func (s *Store) dequeue(t *txnBuild, o op) error {
+	item, err := t.txn.Get(o.key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := item.Value(func(v []byte) error { n = len(v); return nil }); err != nil {
+		return err
+	}
+	if err := t.txn.Delete(o.key); err != nil {
+		return err
+	}
+	c := t.change(o.queue)
+	c.records--
+	c.bytes -= int64(n)
+	c.dequeued = true
+	return nil
+}
+
+func (t *txnBuild) change(queue string) *queueChange {
+	if t.queues == nil {
+		t.queues = map[string]*queueChange{}
+	}
+	c := t.queues[queue]
+	if c == nil {
+		c = &queueChange{}
+		t.queues[queue] = c
+	}
+	return c
+}

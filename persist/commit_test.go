@@ -1,0 +1,135 @@
+package persist
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/edged/edged/watermark"
+)
+
+func TestACommittedBatchLoadsBackInOrder(t *testing.T) {
+	for _, d := range []Durability{Process, Memory} {
+		t.Run(d.String(), func(t *testing.T) {
+			s := openStore(t, Options{Durability: d})
+			gen := watermark.GeneratorState{Max: 100, LastArrival: 7, Watermark: 89, Seen: true}
+			valve := []watermark.ValveInput{{Input: "s/1", Watermark: 89, Aligned: true}}
+			b := s.NewBatch()
+			b.PutWindowDef("dev", "1m", []byte("tumbling 60s"))
+			b.PutStream("dev", "s/1", gen)
+			b.PutValve("dev", "1m", "k2", valve)
+			buf := []byte("state-b")
+			b.PutWindow(WindowKey{"dev", "1m", "k2", 60000}, buf)
+			copy(buf, "XXXXXXX") // the batch keeps its own copy
+			b.PutWindow(WindowKey{"dev", "1m", "k2", -60000}, []byte("state-a"))
+			b.PutWindow(WindowKey{"dev", "1m", "k1", 0}, []byte("state-k1"))
+			b.PutWindow(WindowKey{"dev", "1m", "gone", 0}, []byte("x"))
+			b.EndUnit()
+			b.DeleteWindow(WindowKey{"dev", "1m", "gone", 0})
+			b.PutWindow(WindowKey{"other", "1m", "k1", 0}, []byte("not mine"))
+			if b.Len() != 9 {
+				t.Errorf("Len() = %d, want 9", b.Len())
+			}
+			if err := s.Commit(b); err != nil {
+				t.Fatalf("Commit: %v", err)
+			}
+			if d != Memory {
+				s = reopen(t, s, Options{})
+			}
+			got, err := s.LoadDevice("dev")
+			if err != nil {
+				t.Fatalf("LoadDevice: %v", err)
+			}
+			want := &DeviceState{
+				Streams: map[string]watermark.GeneratorState{"s/1": gen},
+				Keys: []KeyState{
+					{Window: "1m", Key: "k1", Windows: []WindowState{{0, []byte("state-k1")}}},
+					{Window: "1m", Key: "k2", Valve: valve, Windows: []WindowState{{-60000, []byte("state-a")}, {60000, []byte("state-b")}}},
+				},
+				WindowDefs: map[string][]byte{"1m": []byte("tumbling 60s")},
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("LoadDevice = %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// smallTxn opens a store whose transactions hold only about a hundred writes.
+func smallTxn(t testing.TB) *Store {
+	return openStore(t, Options{Durability: Memory, memTableSize: 128 << 10})
+}
+
+func TestASplitCommitKeepsEveryUnitInOneTransaction(t *testing.T) {
+	s := smallTxn(t)
+	b := s.NewBatch()
+	const units, perUnit = 40, 17
+	for u := range units {
+		for i := range perUnit {
+			b.PutWindow(WindowKey{"dev", "1m", fmt.Sprintf("k%02d", u), int64(i)}, []byte(strings.Repeat("v", 50)))
+		}
+		b.Enqueue("late", []byte("late record"))
+		b.EndUnit()
+	}
+	if err := s.Commit(b); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	// Badger gives every write of a transaction the transaction's commit version.
+	versions := map[uint64]bool{}
+	err := s.db.View(func(txn *badger.Txn) error {
+		for u := range units {
+			unit := map[uint64]bool{}
+			for i := range perUnit {
+				item, err := txn.Get(windowKey(nil, WindowKey{"dev", "1m", fmt.Sprintf("k%02d", u), int64(i)}))
+				if err != nil {
+					return err
+				}
+				unit[item.Version()] = true
+			}
+			item, err := txn.Get(outboxKey(nil, "late", uint64(u+1)))
+			if err != nil {
+				return err
+			}
+			unit[item.Version()] = true
+			if len(unit) != 1 {
+				t.Errorf("unit %d was written by %d transactions", u, len(unit))
+			}
+			for v := range unit {
+				versions[v] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) < 2 {
+		t.Errorf("the batch went in %d transaction(s); the test needs a split", len(versions))
+	}
+	if st := s.Stats("late"); st.Records != units {
+		t.Errorf("Stats = %+v, want %d records", st, units)
+	}
+}
+
+func TestAUnitTooBigForOneTransactionFailsAfterCommittingTheUnitsBeforeIt(t *testing.T) {
+	s := smallTxn(t)
+	b := s.NewBatch()
+	b.PutWindow(WindowKey{"dev", "1m", "small", 0}, []byte("x"))
+	b.EndUnit()
+	for i := range 5000 {
+		b.PutWindow(WindowKey{"dev", "1m", "huge", int64(i)}, []byte("x"))
+	}
+	err := s.Commit(b)
+	if err == nil || !strings.Contains(err.Error(), "one unit of 5000 changes is too big") {
+		t.Fatalf("Commit error = %v, want one about a unit too big", err)
+	}
+	ds, err := s.LoadDevice("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Keys) != 1 || ds.Keys[0].Key != "small" {
+		t.Errorf("stored keys = %+v, want only the small unit", ds.Keys)
+	}
+}

@@ -1,0 +1,12 @@
+// Package persist is edged's state store: one Badger database per daemon holding
+// window definitions, window accumulators, valve and watermark-generator state, dedup
+// marks and the upstream outbox.
+//
+// Everything a device owns lives under keys that start with the device name, so a
+// device is listed, loaded and deleted by prefix. Actors collect their changes in a
+// Batch; the committer writes one Batch per flush in one transaction, split only at
+// unit boundaries when Badger says it is too big, so each actor's flush stays atomic.
+//
+// persist may import watermark/, badger and the standard library. No Badger type
+// leaves this package: callers see bytes, watermark types and the types declared here.
+package persist
