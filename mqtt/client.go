@@ -1,0 +1,302 @@
+package mqtt
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+const (
+	defaultConnectTimeout = 10 * time.Second
+	// connectRetryInterval is the fixed pause between first-connect attempts
+	// (paho has no backoff there); later reconnects back off up to
+	// maxReconnectInterval.
+	connectRetryInterval = time.Second
+	maxReconnectInterval = 10 * time.Second
+	// writeTimeout bounds how long Publish may block on a full outbound queue.
+	writeTimeout = 5 * time.Second
+	// resubscribeRetry is the pause before retrying a failed resubscription.
+	resubscribeRetry = time.Second
+)
+
+// ErrClosed is given to publish callbacks still waiting when the client closes.
+var ErrClosed = errors.New("mqtt client closed")
+
+// Options configure a Client.
+type Options struct {
+	// URL of the broker: tcp://, mqtt:// (same as tcp), ssl://, tls:// (same
+	// as ssl), ws:// or wss://, host and port.
+	URL      string
+	ClientID string
+	Username string
+	Password string
+	TLS      *tls.Config // for ssl, tls and wss; nil = system defaults
+	// KeepAlive is the MQTT keepalive; 0 = paho's default (30 s).
+	KeepAlive time.Duration
+	// CleanSession false asks the broker for a persistent session: it keeps
+	// the subscriptions and queues QoS 1 messages while the client is away.
+	// It needs a fixed ClientID.
+	CleanSession bool
+	// ManualAck: QoS 1 messages are acknowledged only by Message.Ack.
+	ManualAck     bool
+	Subscriptions []Subscription
+	// Handler receives every message, in order, on paho's network goroutine.
+	// It must return fast (hand the message to a mailbox or channel) and must
+	// not call Publish or Close: while it runs, no other message is read.
+	Handler func(*Message)
+	// OnConnect is called after every (re)connection once the subscriptions
+	// are in place; OnConnectionLost when a connection drops. Both run on
+	// their own goroutine.
+	OnConnect        func()
+	OnConnectionLost func(error)
+	Logger           *slog.Logger  // nil = slog.Default()
+	ConnectTimeout   time.Duration // per attempt; 0 = 10 s
+}
+
+// Client is a connection to one MQTT broker that reconnects by itself.
+// Its methods are safe for concurrent use.
+type Client struct {
+	o       Options
+	url     string // redacted, for errors and logs
+	log     *slog.Logger
+	pc      paho.Client
+	timeout time.Duration
+
+	subscribed chan error // result of the first subscription
+	firstSub   sync.Once
+	closed     chan struct{}
+	closeOnce  sync.Once
+	lastErr    atomic.Pointer[error] // why the latest connection attempt failed
+	failing    atomic.Bool           // a failure has been logged since the last success
+}
+
+// Connect connects to o.URL and subscribes to o.Subscriptions. It retries
+// until the first connection is up and subscribed, or ctx is done; after that
+// the client reconnects with backoff on its own and resubscribes each time.
+func Connect(ctx context.Context, o Options) (*Client, error) {
+	u, err := parseBrokerURL(o.URL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		o: o, url: u.Redacted(), log: o.Logger, timeout: o.ConnectTimeout,
+		subscribed: make(chan error, 1), closed: make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.log = c.log.With("broker", c.url)
+	if c.timeout <= 0 {
+		c.timeout = defaultConnectTimeout
+	}
+	switch {
+	case !o.CleanSession && o.ClientID == "":
+		return nil, fmt.Errorf("connecting to %s: a persistent session (clean session off) needs a fixed client id", c.url)
+	case len(o.Subscriptions) > 0 && o.Handler == nil:
+		return nil, fmt.Errorf("connecting to %s: subscriptions need a message handler", c.url)
+	}
+
+	po := paho.NewClientOptions().
+		AddBroker(u.String()).
+		SetClientID(o.ClientID).
+		SetUsername(o.Username).
+		SetPassword(o.Password).
+		SetCleanSession(o.CleanSession).
+		SetOrderMatters(true).
+		SetAutoAckDisabled(o.ManualAck).
+		SetAutoReconnect(true).
+		SetMaxReconnectInterval(maxReconnectInterval).
+		SetConnectRetry(true).
+		SetConnectRetryInterval(connectRetryInterval).
+		SetConnectTimeout(c.timeout).
+		SetWriteTimeout(writeTimeout).
+		SetResumeSubs(false).
+		SetOnConnectHandler(func(paho.Client) { c.onConnect() }).
+		SetConnectionLostHandler(func(_ paho.Client, err error) { c.onConnectionLost(err) }).
+		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) { c.onNotification(n) })
+	if o.TLS != nil {
+		po.SetTLSConfig(o.TLS)
+	}
+	if o.KeepAlive > 0 {
+		po.SetKeepAlive(o.KeepAlive)
+	}
+	if o.Handler != nil {
+		// Registered before connecting: a persistent session's queued
+		// messages arrive right after CONNACK and would otherwise be dropped.
+		po.SetDefaultPublishHandler(c.onMessage)
+	}
+	c.pc = paho.NewClient(po)
+
+	tok := c.pc.Connect()
+	select {
+	case <-tok.Done():
+		if err := tok.Error(); err != nil {
+			c.Close(0)
+			return nil, fmt.Errorf("connecting to %s: %w", c.url, err)
+		}
+	case <-ctx.Done():
+		c.Close(0)
+		return nil, c.connectErr(ctx.Err())
+	}
+	if len(o.Subscriptions) > 0 {
+		select {
+		case err := <-c.subscribed:
+			if err != nil {
+				c.Close(0)
+				return nil, err
+			}
+		case <-ctx.Done():
+			c.Close(0)
+			return nil, c.connectErr(ctx.Err())
+		}
+	}
+	return c, nil
+}
+
+// connectErr explains a first connection that did not come up in time.
+func (c *Client) connectErr(cause error) error {
+	if last := c.lastErr.Load(); last != nil {
+		return fmt.Errorf("connecting to %s: %w (last attempt: %v)", c.url, cause, *last)
+	}
+	return fmt.Errorf("connecting to %s: %w", c.url, cause)
+}
+
+func (c *Client) onMessage(_ paho.Client, pm paho.Message) {
+	m := &Message{Topic: pm.Topic(), Payload: pm.Payload(), QoS: pm.Qos(), Duplicate: pm.Duplicate()}
+	if c.o.ManualAck && m.QoS > 0 {
+		m.ack = pm.Ack // paho guards it with a sync.Once
+	}
+	c.o.Handler(m)
+}
+
+func (c *Client) onConnect() {
+	c.lastErr.Store(nil)
+	c.failing.Store(false)
+	c.log.Info("mqtt connected")
+	if len(c.o.Subscriptions) > 0 {
+		for {
+			err := c.subscribe()
+			first := false
+			c.firstSub.Do(func() { first = true; c.subscribed <- err })
+			if err == nil {
+				break
+			}
+			if first {
+				return // Connect reports it and closes the client
+			}
+			c.log.Error("mqtt resubscribing failed; retrying", "err", err)
+			select {
+			case <-time.After(resubscribeRetry):
+			case <-c.closed:
+				return
+			}
+			if !c.Connected() {
+				return // the next connection subscribes again
+			}
+		}
+	}
+	if c.o.OnConnect != nil {
+		c.o.OnConnect()
+	}
+}
+
+// subscribe sends one SUBSCRIBE for every filter and checks the SUBACK.
+func (c *Client) subscribe() error {
+	filters := make(map[string]byte, len(c.o.Subscriptions))
+	for _, s := range c.o.Subscriptions {
+		filters[s.Filter] = s.QoS
+	}
+	tok := c.pc.SubscribeMultiple(filters, nil)
+	if !tok.WaitTimeout(c.timeout) {
+		return fmt.Errorf("subscribing on %s: no answer within %s", c.url, c.timeout)
+	}
+	if err := tok.Error(); err != nil {
+		return fmt.Errorf("subscribing on %s: %w", c.url, err)
+	}
+	granted := tok.(*paho.SubscribeToken).Result()
+	var refused []string
+	for _, s := range c.o.Subscriptions {
+		if q, ok := granted[s.Filter]; !ok || q == 0x80 {
+			refused = append(refused, fmt.Sprintf("%q", s.Filter))
+		} else if q < s.QoS {
+			c.log.Warn("mqtt broker downgraded a subscription", "filter", s.Filter, "asked", s.QoS, "granted", q)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("subscribing on %s: the broker refused %s", c.url, strings.Join(refused, ", "))
+	}
+	return nil
+}
+
+func (c *Client) onConnectionLost(err error) {
+	c.log.Warn("mqtt connection lost; reconnecting", "err", err)
+	if c.o.OnConnectionLost != nil {
+		c.o.OnConnectionLost(err)
+	}
+}
+
+func (c *Client) onNotification(n paho.ConnectionNotification) {
+	f, ok := n.(paho.ConnectionNotificationFailed)
+	if !ok || f.Reason == nil {
+		return
+	}
+	err := f.Reason
+	c.lastErr.Store(&err)
+	if !c.failing.Swap(true) {
+		c.log.Warn("mqtt connection attempt failed; retrying", "err", err)
+	} else {
+		c.log.Debug("mqtt connection attempt failed; retrying", "err", err)
+	}
+}
+
+// Publish sends payload to topic without waiting for the broker. done (may
+// be nil) is called once, on another goroutine, when the publish completed:
+// for QoS 1 when the PUBACK arrived. A QoS 0 publish while disconnected fails
+// at once; a QoS 1 publish while reconnecting is held in memory and sent
+// after the reconnect. Publish blocks only while paho's outbound queue is
+// full, at most a few seconds.
+func (c *Client) Publish(topic string, qos byte, payload []byte, done func(error)) {
+	if qos == 0 && !c.Connected() {
+		if done != nil {
+			done(fmt.Errorf("publishing to %q: not connected to %s", topic, c.url))
+		}
+		return
+	}
+	tok := c.pc.Publish(topic, qos, false, payload)
+	if done == nil {
+		return
+	}
+	go func() {
+		select {
+		case <-tok.Done():
+			if err := tok.Error(); err != nil {
+				done(fmt.Errorf("publishing to %q on %s: %w", topic, c.url, err))
+				return
+			}
+			done(nil)
+		case <-c.closed:
+			done(fmt.Errorf("publishing to %q on %s: %w", topic, c.url, ErrClosed))
+		}
+	}()
+}
+
+// Connected reports whether a connection to the broker is up right now.
+func (c *Client) Connected() bool { return c.pc.IsConnectionOpen() }
+
+// Close disconnects, giving in-flight work up to timeout to finish, and stops
+// reconnecting. Unacknowledged messages of a persistent session stay queued
+// at the broker.
+func (c *Client) Close(timeout time.Duration) {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.pc.Disconnect(uint(timeout / time.Millisecond))
+	})
+}
