@@ -1,0 +1,138 @@
+package oracle
+
+import (
+	"math"
+	"slices"
+
+	"github.com/edged/edged/windows"
+)
+
+// Sim replays the lateness rules of DESIGN.md naively, to tell which records
+// a correct operator accepts, sends to the late output or drops, and which
+// accepted records make up each window. Feed it the same watermarks and
+// records, in the same order, as the operator under test.
+type Sim struct {
+	asg      windows.Assigner
+	lateness int64
+	wm       int64
+	accepted []Event
+	sessions map[string][]*simSession // live sessions by key (merging assigners)
+}
+
+type simSession struct {
+	w       windows.Window
+	members []int // indices into Sim.accepted, ascending
+}
+
+// NewSim returns a simulation at watermark math.MinInt64.
+func NewSim(asg windows.Assigner, allowedLateness int64) *Sim {
+	return &Sim{asg: asg, lateness: allowedLateness, wm: math.MinInt64, sessions: map[string][]*simSession{}}
+}
+
+// Watermark returns the simulated watermark.
+func (s *Sim) Watermark() int64 { return s.wm }
+
+// Advance moves the watermark forward (never back) and forgets sessions past
+// their cleanup time, as the operator purges them.
+func (s *Sim) Advance(wm int64) {
+	if wm <= s.wm {
+		return
+	}
+	s.wm = wm
+	for key, list := range s.sessions {
+		list = slices.DeleteFunc(list, func(ss *simSession) bool { return s.cleanup(ss.w) <= wm })
+		if len(list) == 0 {
+			delete(s.sessions, key)
+		} else {
+			s.sessions[key] = list
+		}
+	}
+}
+
+// Offer classifies e at the current watermark: windows.Applied if some window
+// of e is not past cleanup (for sessions: the window e merges into), else
+// windows.LateOutput if e.TS+lateness <= watermark, else windows.Dropped.
+func (s *Sim) Offer(e Event) windows.Verdict {
+	ok := false
+	if s.asg.Merging() {
+		ok = s.offerSession(e)
+	} else {
+		for _, w := range s.asg.Assign(e.TS, nil) {
+			ok = ok || s.cleanup(w) > s.wm
+		}
+	}
+	switch {
+	case ok:
+		s.accepted = append(s.accepted, e)
+		return windows.Applied
+	case addSat(e.TS, s.lateness) <= s.wm:
+		return windows.LateOutput
+	default:
+		return windows.Dropped
+	}
+}
+
+func (s *Sim) offerSession(e Event) bool {
+	own := s.asg.Assign(e.TS, nil)[0]
+	// Live sessions are disjoint, so the ones touching the record's own
+	// window are all the merge can reach.
+	merged := &simSession{w: own}
+	var rest []*simSession
+	for _, ss := range s.sessions[e.Key] {
+		if ss.w.Start > own.End || ss.w.End < own.Start {
+			rest = append(rest, ss)
+			continue
+		}
+		merged.w.Start = min(merged.w.Start, ss.w.Start)
+		merged.w.End = max(merged.w.End, ss.w.End)
+		merged.members = append(merged.members, ss.members...)
+	}
+	if len(rest) == len(s.sessions[e.Key]) && s.cleanup(own) <= s.wm {
+		return false
+	}
+	slices.Sort(merged.members)
+	merged.members = append(merged.members, len(s.accepted)) // Offer appends e next
+	s.sessions[e.Key] = append(rest, merged)
+	return true
+}
+
+// Accepted returns the accepted records so far, in arrival order.
+func (s *Sim) Accepted() []Event { return s.accepted }
+
+// Members returns the accepted records that make up ref's window now, in
+// arrival order: for sessions, the members of the live session ref names
+// (nil if there is none), else the accepted records of ref.Key inside it.
+func (s *Sim) Members(ref windows.Ref) []Event {
+	if s.asg.Merging() {
+		for _, ss := range s.sessions[ref.Key] {
+			if ss.w == ref.Window {
+				out := make([]Event, len(ss.members))
+				for i, m := range ss.members {
+					out[i] = s.accepted[m]
+				}
+				return out
+			}
+		}
+		return nil
+	}
+	var out []Event
+	for _, e := range s.accepted {
+		if e.Key == ref.Key && e.TS >= ref.Window.Start && e.TS < ref.Window.End {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (s *Sim) cleanup(w windows.Window) int64 { return addSat(w.End-1, s.lateness) }
+
+func addSat(a, b int64) int64 {
+	c := a + b
+	switch {
+	case b > 0 && c < a:
+		return math.MaxInt64
+	case b < 0 && c > a:
+		return math.MinInt64
+	}
+	return c
+}

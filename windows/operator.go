@@ -1,0 +1,247 @@
+package windows
+
+import (
+	"slices"
+
+	"github.com/edged/edged/watermark"
+)
+
+// OperatorConfig configures an Operator.
+type OperatorConfig struct {
+	Assigner        Assigner
+	AllowedLateness int64 // ms a window's state outlives its end for late updates
+	Aggregates      *Aggregates
+}
+
+// Operator is Flink's event-time WindowOperator for many keys. It keeps each
+// live window's accumulator and one timer per window in a queue ordered by
+// time across keys, so a watermark advance costs in proportion to the
+// windows due, not to the number of keys. It is not safe for concurrent use.
+type Operator struct {
+	asg      Assigner
+	lateness int64
+	aggs     *Aggregates
+	wm       int64
+	keys     map[string]*keyState
+	timers   timerQueue
+	seq      int64    // arrival number of the next applied record
+	assigned []Window // scratch for Assign
+	touched  []*windowState
+}
+
+type keyState struct {
+	key  string
+	wins []*windowState // ascending by start; starts are distinct
+}
+
+type windowState struct {
+	w Window
+	// fires counts the window's firings so far: the next result's revision.
+	fires int
+	// fired: the watermark passed End-1 and the window fired for it; its
+	// timer is then the cleanup time, else End-1.
+	fired bool
+	timer int64
+	acc   accumulator
+}
+
+// NewOperator returns an operator whose watermark is watermark.Min.
+func NewOperator(cfg OperatorConfig) *Operator {
+	return &Operator{
+		asg:      cfg.Assigner,
+		lateness: max(cfg.AllowedLateness, 0),
+		aggs:     cfg.Aggregates,
+		wm:       watermark.Min,
+		keys:     map[string]*keyState{},
+	}
+}
+
+// Watermark returns the operator's current watermark.
+func (o *Operator) Watermark() int64 { return o.wm }
+
+// SetWatermark sets the watermark without firing anything, for restoring
+// state; the next Advance fires what is due.
+func (o *Operator) SetWatermark(wm int64) { o.wm = wm }
+
+// OnRecord assigns r to its windows. Windows past cleanup are skipped; if
+// all are, the record goes to out.Late when ts+lateness <= watermark and is
+// dropped (counted in out.Dropped) otherwise. A window that already fired
+// fires again at once, as a LateUpdate with the next revision.
+func (o *Operator) OnRecord(key string, r Record, out *Output) Verdict {
+	o.assigned = o.asg.Assign(r.TS, o.assigned[:0])
+	if o.asg.Merging() {
+		return o.onSessionRecord(key, &r, out)
+	}
+	var ks *keyState
+	applied := false
+	for _, w := range o.assigned {
+		if w.cleanupTime(o.lateness) <= o.wm {
+			continue
+		}
+		if ks == nil {
+			ks = o.keyState(key)
+		}
+		ws := ks.find(w)
+		if ws == nil {
+			ws = o.newWindow(ks, w, o.aggs.newAccumulator())
+		}
+		ws.acc.add(o.aggs, &r, o.seq)
+		applied = true
+		if ws.fired {
+			o.fire(ks.key, ws, LateUpdate, out)
+		}
+		out.markUpdated(ks.key, w)
+	}
+	if !applied {
+		return o.reject(key, r.TS, out)
+	}
+	o.seq++
+	return Applied
+}
+
+func (o *Operator) reject(key string, ts int64, out *Output) Verdict {
+	if addSat(ts, o.lateness) <= o.wm {
+		out.Late = append(out.Late, Late{Key: key, TS: ts, Watermark: o.wm, Missed: slices.Clone(o.assigned)})
+		return LateOutput
+	}
+	out.Dropped++
+	return Dropped
+}
+
+// newWindow adds a window with the given accumulator. A window whose end the
+// watermark already passed counts as fired: the caller fires it as a late
+// update once the record is in.
+func (o *Operator) newWindow(ks *keyState, w Window, acc accumulator) *windowState {
+	ws := &windowState{w: w, acc: acc}
+	ks.insert(ws)
+	o.schedule(ks.key, ws)
+	return ws
+}
+
+// schedule sets the window's timer from its fired flag and the watermark.
+func (o *Operator) schedule(key string, ws *windowState) {
+	ws.fired = ws.fired || ws.w.MaxTimestamp() <= o.wm
+	ws.timer = ws.w.MaxTimestamp()
+	if ws.fired {
+		ws.timer = ws.w.cleanupTime(o.lateness)
+	}
+	o.timers.push(timer{time: ws.timer, key: key, window: ws.w})
+}
+
+func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
+	out.Results = append(out.Results, Result{
+		Key:       key,
+		Window:    ws.w,
+		Revision:  ws.fires,
+		Kind:      kind,
+		Watermark: o.wm,
+		Values:    ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))),
+	})
+	ws.fires++
+}
+
+// Advance moves the watermark to wm (ignored unless it moves forward), fires
+// every window with End-1 <= wm in order of end, then key, then start, and
+// purges every window whose cleanup time End-1+lateness <= wm, after its
+// firing if it had not fired yet.
+func (o *Operator) Advance(wm int64, out *Output) {
+	if wm <= o.wm {
+		return
+	}
+	o.wm = wm
+	for len(o.timers) > 0 && o.timers.peek().time <= wm {
+		t := o.timers.pop()
+		ks := o.keys[t.key]
+		if ks == nil {
+			continue
+		}
+		ws := ks.find(t.window)
+		if ws == nil || ws.w != t.window || ws.timer != t.time {
+			continue // stale: merged away, purged or rescheduled
+		}
+		if !ws.fired {
+			ws.fired = true
+			o.fire(ks.key, ws, OnTime, out)
+			if c := ws.w.cleanupTime(o.lateness); c > wm {
+				ws.timer = c
+				o.timers.push(timer{time: c, key: ks.key, window: ws.w})
+				out.markUpdated(ks.key, ws.w)
+				continue
+			}
+		}
+		o.purge(ks, ws, out)
+	}
+}
+
+func (o *Operator) purge(ks *keyState, ws *windowState, out *Output) {
+	ks.remove(ws)
+	out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
+	if len(ks.wins) == 0 {
+		delete(o.keys, ks.key)
+	}
+}
+
+func (o *Operator) keyState(key string) *keyState {
+	ks := o.keys[key]
+	if ks == nil {
+		ks = &keyState{key: key}
+		o.keys[key] = ks
+	}
+	return ks
+}
+
+// Windows returns the live windows of key, ascending by start.
+func (o *Operator) Windows(key string) []Window {
+	ks := o.keys[key]
+	if ks == nil {
+		return nil
+	}
+	out := make([]Window, len(ks.wins))
+	for i, ws := range ks.wins {
+		out[i] = ws.w
+	}
+	return out
+}
+
+// search returns the position of the first window starting at or after start.
+func (ks *keyState) search(start int64) int {
+	// Records mostly land in the newest window: check it first.
+	n := len(ks.wins)
+	if n > 0 && ks.wins[n-1].w.Start <= start {
+		if ks.wins[n-1].w.Start == start {
+			return n - 1
+		}
+		return n
+	}
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ks.wins[m].w.Start < start {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// find returns the live window with w's start (and, for non-merging
+// assigners, therefore w itself), or nil.
+func (ks *keyState) find(w Window) *windowState {
+	i := ks.search(w.Start)
+	if i < len(ks.wins) && ks.wins[i].w.Start == w.Start {
+		return ks.wins[i]
+	}
+	return nil
+}
+
+func (ks *keyState) insert(ws *windowState) {
+	ks.wins = slices.Insert(ks.wins, ks.search(ws.w.Start), ws)
+}
+
+func (ks *keyState) remove(ws *windowState) {
+	i := ks.search(ws.w.Start)
+	if i < len(ks.wins) && ks.wins[i] == ws {
+		ks.wins = slices.Delete(ks.wins, i, i+1)
+	}
+}

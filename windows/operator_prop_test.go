@@ -1,0 +1,199 @@
+package windows_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/edged/edged/testing/oracle"
+	"github.com/edged/edged/windows"
+)
+
+// allAggregates exercises every aggregate function; field v is numeric, s a string.
+var allAggregates = []string{
+	"count", "sum(v)", "min(v)", "max(v)", "avg(v)", "first(v)", "last(v)",
+	"variance(v)", "stddev(v)", "p50(v)", "p95(v)", "p999(v)", "distinct(s)", "distinct(v)",
+}
+
+var streamFields = []oracle.Field{
+	{Kind: windows.Number, Min: -20, Max: 20, MissingFraction: 0.1},
+	{Kind: windows.String, Cardinality: 12, MissingFraction: 0.1},
+}
+
+func drawAssigner(t *rapid.T) windows.Assigner {
+	switch rapid.IntRange(0, 2).Draw(t, "window type") {
+	case 0:
+		return windows.Tumbling(rapid.Int64Range(1, 40).Draw(t, "size"), rapid.Int64Range(-40, 40).Draw(t, "offset"))
+	case 1:
+		slide := rapid.Int64Range(1, 20).Draw(t, "slide")
+		return windows.Sliding(slide*rapid.Int64Range(1, 6).Draw(t, "size/slide"), slide, rapid.Int64Range(-20, 20).Draw(t, "offset"))
+	default:
+		return windows.Session(rapid.Int64Range(1, 30).Draw(t, "gap"))
+	}
+}
+
+// TestOperatorMatchesTheOracle drives the operator with random out-of-order
+// streams and a bounded-out-of-orderness watermark (maxTs - B - 1, advanced
+// every few records), restoring it from its own persisted state once midway.
+// Every result must equal the oracle over the records accepted so far, and
+// every record must be applied, late or dropped exactly as the reference
+// simulation says.
+func TestOperatorMatchesTheOracle(t *testing.T) {
+	aggs, err := windows.ParseAggregates(allAggregates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		asg := drawAssigner(t)
+		bound := rapid.Int64Range(0, 40).Draw(t, "bound")
+		lateness := rapid.Int64Range(0, 50).Draw(t, "lateness")
+		every := rapid.IntRange(1, 6).Draw(t, "advance every")
+		cfg := oracle.Config{
+			Seed:         rapid.Uint64().Draw(t, "seed"),
+			Keys:         rapid.IntRange(1, 4).Draw(t, "keys"),
+			Events:       rapid.IntRange(1, 200).Draw(t, "events"),
+			Start:        rapid.Int64Range(-300, 300).Draw(t, "start"),
+			Step:         rapid.Int64Range(0, 6).Draw(t, "step"),
+			Disorder:     rapid.Int64Range(0, 60).Draw(t, "disorder"),
+			LateFraction: rapid.Float64Range(0, 0.3).Draw(t, "late fraction"),
+			LateBy:       rapid.Int64Range(1, 100).Draw(t, "late by"),
+			Fields:       streamFields,
+		}
+		restoreAt := rapid.IntRange(0, cfg.Events).Draw(t, "restore at")
+		events := oracle.Generate(cfg)
+
+		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, nextRev: map[windows.Ref]int{}, sim: oracle.NewSim(asg, lateness),
+			op: windows.NewOperator(windows.OperatorConfig{Assigner: asg, AllowedLateness: lateness, Aggregates: aggs})}
+		maxTS := int64(math.MinInt64)
+		var applied, late, dropped int
+		for i, e := range events {
+			if i == restoreAt {
+				h.restore(cfg.Keys)
+			}
+			h.out.Reset()
+			got := h.op.OnRecord(e.Key, windows.Record{TS: e.TS, Values: e.Values}, &h.out)
+			want := h.sim.Offer(e)
+			if got != want {
+				t.Fatalf("record %d (%s@%d) at watermark %d: %v, want %v", i, e.Key, e.TS, h.op.Watermark(), got, want)
+			}
+			switch got {
+			case windows.Applied:
+				applied++
+				h.merged()
+				h.check(windows.LateUpdate)
+			case windows.LateOutput:
+				late++
+				if len(h.out.Late) != 1 || h.out.Late[0].TS != e.TS || h.out.Late[0].Key != e.Key {
+					t.Fatalf("record %d went late but the late output is %+v", i, h.out.Late)
+				}
+			case windows.Dropped:
+				dropped++
+				if h.out.Dropped != 1 {
+					t.Fatalf("record %d was dropped but Dropped = %d", i, h.out.Dropped)
+				}
+			}
+			if got != windows.Applied && len(h.out.Results)+len(h.out.Updated) > 0 {
+				t.Fatalf("record %d was not applied yet changed windows: %+v", i, h.out)
+			}
+			if got != windows.LateOutput && len(h.out.Late) > 0 || got != windows.Dropped && h.out.Dropped > 0 {
+				t.Fatalf("record %d (%v) is accounted twice: %+v", i, got, h.out)
+			}
+			maxTS = max(maxTS, e.TS)
+			if (i+1)%every == 0 {
+				h.advance(maxTS - bound - 1)
+			}
+		}
+		h.advance(math.MaxInt64)
+		for k := range cfg.Keys {
+			if ws := h.op.Windows(fmt.Sprintf("k%d", k)); len(ws) > 0 {
+				t.Fatalf("windows %v of k%d survived the final watermark", ws, k)
+			}
+		}
+		if applied+late+dropped != len(events) {
+			t.Fatalf("%d applied + %d late + %d dropped != %d records", applied, late, dropped, len(events))
+		}
+	})
+}
+
+type harness struct {
+	t        *rapid.T
+	asg      windows.Assigner
+	aggs     *windows.Aggregates
+	lateness int64
+	op       *windows.Operator
+	sim      *oracle.Sim
+	out      windows.Output
+	// nextRev is each live window's next revision: its firings so far, or
+	// for a merged session the most of the windows it absorbed.
+	nextRev map[windows.Ref]int
+}
+
+func (h *harness) advance(wm int64) {
+	h.out.Reset()
+	h.op.Advance(wm, &h.out)
+	h.check(windows.OnTime)
+	h.sim.Advance(wm) // after check: the sim must still hold what just fired
+	for _, p := range h.out.Purged {
+		delete(h.nextRev, p)
+	}
+}
+
+// merged carries revisions over a session merge: in an OnRecord output, the
+// purged windows were absorbed by the last updated one.
+func (h *harness) merged() {
+	if len(h.out.Purged) == 0 {
+		return
+	}
+	into := h.out.Updated[len(h.out.Updated)-1]
+	next := 0
+	for _, p := range h.out.Purged {
+		next = max(next, h.nextRev[p])
+		delete(h.nextRev, p)
+	}
+	h.nextRev[into] = next
+}
+
+// check compares every result in h.out with the oracle.
+func (h *harness) check(kind windows.Kind) {
+	for _, r := range h.out.Results {
+		ref := windows.Ref{Key: r.Key, Window: r.Window}
+		if r.Kind != kind || r.Watermark != h.op.Watermark() {
+			h.t.Fatalf("result %v %v is %v at watermark %d, want %v at %d", r.Key, r.Window, r.Kind, r.Watermark, kind, h.op.Watermark())
+		}
+		want, ok := oracle.Compute(h.asg, h.aggs, h.sim.Members(ref))[ref]
+		if !ok {
+			h.t.Fatalf("result for %s %v, which the oracle does not know (watermark %d)", r.Key, r.Window, h.op.Watermark())
+		}
+		if err := oracle.Equal(r.Values, want, h.aggs); err != nil {
+			h.t.Fatalf("%s %v revision %d at watermark %d: %v", r.Key, r.Window, r.Revision, h.op.Watermark(), err)
+		}
+		if next := h.nextRev[ref]; r.Revision != next {
+			h.t.Fatalf("%s %v: revision %d, want %d", r.Key, r.Window, r.Revision, next)
+		}
+		h.nextRev[ref] = r.Revision + 1
+	}
+}
+
+// restore replaces the operator with one restored from the persisted form
+// of every live window, as a restart would.
+func (h *harness) restore(keys int) {
+	fresh := windows.NewOperator(windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs})
+	var buf []byte
+	for k := range keys {
+		key := fmt.Sprintf("k%d", k)
+		for _, w := range h.op.Windows(key) {
+			var ok bool
+			buf, ok = h.op.AppendState(buf[:0], key, w)
+			if !ok {
+				h.t.Fatalf("AppendState(%s, %v) reports a live window missing", key, w)
+			}
+			if err := fresh.Restore(key, w, buf); err != nil {
+				h.t.Fatalf("restoring %s %v: %v", key, w, err)
+			}
+		}
+	}
+	fresh.SetWatermark(h.op.Watermark())
+	h.op = fresh
+}

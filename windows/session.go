@@ -1,0 +1,69 @@
+package windows
+
+import "slices"
+
+// onSessionRecord handles a record under a merging assigner, as Flink's
+// MergingWindowSet does: the record's window [ts, ts+gap) merges with every
+// live window of the key it overlaps or touches. Lateness is judged on the
+// merged window, so a late record that bridges into a live session joins it.
+func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
+	nw := o.assigned[0]
+	ks := o.keys[key]
+	var lo, hi int // ks.wins[lo:hi] intersect nw; they are contiguous
+	if ks != nil {
+		lo = ks.search(nw.Start)
+		if lo > 0 && ks.wins[lo-1].w.End >= nw.Start {
+			lo--
+		}
+		hi = lo
+		for hi < len(ks.wins) && ks.wins[hi].w.Start <= nw.End {
+			hi++
+		}
+	}
+	if lo == hi {
+		if nw.cleanupTime(o.lateness) <= o.wm {
+			return o.reject(key, r.TS, out)
+		}
+		if ks == nil {
+			ks = o.keyState(key)
+		}
+		ws := o.newWindow(ks, nw, o.aggs.newAccumulator())
+		o.addSession(ks, ws, r, out)
+		return Applied
+	}
+
+	first := ks.wins[lo]
+	cover := Window{Start: min(nw.Start, first.w.Start), End: max(nw.End, ks.wins[hi-1].w.End)}
+	if hi-lo == 1 && cover == first.w {
+		o.addSession(ks, first, r, out)
+		return Applied
+	}
+	// Merge into the first window's state; the merged window waits for its
+	// own end like a new one, but keeps counting revisions past every
+	// firing of the windows it absorbed.
+	o.touched = append(o.touched[:0], ks.wins[lo:hi]...)
+	for _, ws := range o.touched {
+		out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
+		if ws != first {
+			first.acc.merge(o.aggs, &ws.acc)
+			first.fires = max(first.fires, ws.fires)
+		}
+	}
+	clear(o.touched)
+	ks.wins = slices.Delete(ks.wins, lo+1, hi)
+	first.w = cover
+	first.fired = false
+	o.schedule(ks.key, first)
+	o.addSession(ks, first, r, out)
+	return Applied
+}
+
+// addSession adds r to a session window, re-firing it if its end has passed.
+func (o *Operator) addSession(ks *keyState, ws *windowState, r *Record, out *Output) {
+	ws.acc.add(o.aggs, r, o.seq)
+	o.seq++
+	if ws.fired {
+		o.fire(ks.key, ws, LateUpdate, out)
+	}
+	out.markUpdated(ks.key, ws.w)
+}

@@ -1,0 +1,70 @@
+package windows
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// stateVersion is the first byte of a window's persisted state.
+const stateVersion = 1
+
+// AppendState appends the versioned encoding of one window's state
+// (revision counter, fired flag, accumulator) to dst. It reports false, and
+// appends nothing, if the window does not exist (it was purged or merged
+// away): the caller then deletes its persisted copy.
+func (o *Operator) AppendState(dst []byte, key string, w Window) ([]byte, bool) {
+	ks := o.keys[key]
+	if ks == nil {
+		return dst, false
+	}
+	ws := ks.find(w)
+	if ws == nil || ws.w != w {
+		return dst, false
+	}
+	dst = append(dst, stateVersion)
+	dst = binary.AppendUvarint(dst, uint64(ws.fires))
+	var flags byte
+	if ws.fired {
+		flags = 1
+	}
+	dst = append(dst, flags)
+	return ws.acc.appendBinary(o.aggs, dst), true
+}
+
+// Restore recreates one window from AppendState's encoding. Call it for
+// every persisted window, then SetWatermark, before any OnRecord or Advance.
+// Garbage or state written for other aggregates is an error, never a panic.
+func (o *Operator) Restore(key string, w Window, state []byte) error {
+	if w.End <= w.Start {
+		return fmt.Errorf("restoring window %v of key %q: the window is empty", w, key)
+	}
+	r := reader{b: state}
+	if v := r.byte(); r.err == nil && v != stateVersion {
+		return fmt.Errorf("restoring window %v of key %q: state version %d is not supported (want %d)", w, key, v, stateVersion)
+	}
+	fires := r.uvarint()
+	flags := r.byte()
+	if r.err == nil && (fires > 1<<31 || flags > 1) {
+		r.fail(fmt.Errorf("revision %d or flags %#x out of range", fires, flags))
+	}
+	if r.err != nil {
+		return fmt.Errorf("restoring window %v of key %q: %w", w, key, r.err)
+	}
+	acc, err := o.aggs.decodeAccumulator(&r)
+	if err == nil && len(r.b) > 0 {
+		err = errors.New("trailing bytes after the accumulator")
+	}
+	if err != nil {
+		return fmt.Errorf("restoring window %v of key %q: %w", w, key, err)
+	}
+	ks := o.keyState(key)
+	if ks.find(w) != nil {
+		return fmt.Errorf("restoring window %v of key %q: a window with that start is already restored", w, key)
+	}
+	ws := &windowState{w: w, fires: int(fires), fired: flags == 1, acc: acc}
+	ks.insert(ws)
+	o.schedule(key, ws)
+	o.seq = max(o.seq, acc.maxSeq()+1)
+	return nil
+}
