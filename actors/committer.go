@@ -20,6 +20,8 @@ type committer struct {
 	closed  []uint64       // epochs whose size is known, oldest first
 	dones   []chan struct{}
 	failed  bool
+
+	delivered *unit // the unit in units collecting dequeues, if any
 }
 
 func newCommitter(e *env, device string) *committer {
@@ -49,18 +51,22 @@ func (c *committer) Receive(ctx actor.Context) {
 		}
 		c.maybeCommit(ctx)
 	case *Published:
-		c.units = append(c.units, &unit{dequeue: dequeues(resultsQueue(c.device), m.Seqs)})
+		c.dequeue(resultsQueue(c.device), m.Seqs)
 	case *Delivered:
-		c.units = append(c.units, &unit{dequeue: dequeues(m.Queue, m.Seqs)})
+		c.dequeue(m.Queue, m.Seqs)
 	}
 }
 
-func dequeues(queue string, seqs []uint64) []dequeuePut {
-	d := make([]dequeuePut, len(seqs))
-	for i, s := range seqs {
-		d[i] = dequeuePut{queue: queue, seq: s}
+// dequeue notes outbox entries that were delivered; they are deleted with the next
+// commit, all in one unit.
+func (c *committer) dequeue(queue string, seqs []uint64) {
+	if c.delivered == nil {
+		c.delivered = &unit{}
+		c.units = append(c.units, c.delivered)
 	}
-	return d
+	for _, s := range seqs {
+		c.delivered.dequeue = append(c.delivered.dequeue, dequeuePut{queue: queue, seq: s})
+	}
 }
 
 // maybeCommit commits once every closed epoch has all its replies.
@@ -123,6 +129,7 @@ func (c *committer) commit(ctx actor.Context) {
 			}
 		}
 		c.units = c.units[:0]
+		c.delivered = nil
 		if len(results.Entries) > 0 {
 			ctx.Send(c.env.sink, results)
 		}

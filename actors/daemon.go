@@ -42,8 +42,9 @@ type Daemon struct {
 
 // Start opens the state, restores every device, connects to the broker and starts
 // taking messages. The returned Daemon runs until Stop.
-func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (d *Daemon, err error) {
-	d = &Daemon{cfg: cfg, log: log, metrics: NewMetrics(), stopTicks: make(chan struct{})}
+func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemon, err error) {
+	// Not the named result: `return nil, err` would make the cleanup close a nil Daemon.
+	d := &Daemon{cfg: cfg, log: log, metrics: NewMetrics(), stopTicks: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			d.close()

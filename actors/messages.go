@@ -30,6 +30,7 @@ type RecordDecoded struct {
 	Values  []windows.Value // aligned with the stream definition's value fields
 	Status  watermark.Status
 	ID      uint64 // message id for dedup
+	QoS     byte   // QoS 0 is never redelivered, so it needs no dedup mark
 	Dup     bool
 	Payload []byte
 	Arrived int64

@@ -21,14 +21,15 @@ type pipeline struct {
 	inflight *atomic.Int64
 	log      *slog.Logger
 
-	committer *actor.PID
-	sources   map[string]*sourceRef // by concrete topic
-	order     []*sourceRef          // spawn order: ticks go out deterministically
-	keys      map[keyID]*keyRef
-	fedBy     map[string][]*keyRef // stream -> window actors it fed, first-fed order
-	touched   []*ref               // actors changed since the last flush
-	epoch     uint64
-	nextFlush int64
+	committer      *actor.PID
+	sources        map[string]*sourceRef // by concrete topic
+	order          []*sourceRef          // spawn order: ticks go out deterministically
+	keys           map[keyID]*keyRef
+	fedBy          map[string][]*keyRef // stream -> window actors it fed, first-fed order
+	touched        []*ref               // actors changed since the last flush
+	epoch          uint64
+	nextFlush      int64
+	nextSourceTick int64
 }
 
 type ref struct {
@@ -207,8 +208,13 @@ func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
 }
 
 func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
-	for _, s := range p.order {
-		ctx.Send(s.pid, t)
+	// Sources act only every watermark interval; ticking them more often would cost a
+	// message per source per tick for nothing.
+	if t.Now >= p.nextSourceTick {
+		p.nextSourceTick = t.Now + p.plan.minInterval
+		for _, s := range p.order {
+			ctx.Send(s.pid, t)
+		}
 	}
 	if p.nextFlush == 0 {
 		p.nextFlush = t.Now + p.env.commitEvery

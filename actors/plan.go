@@ -12,9 +12,10 @@ import (
 
 // plan is a device config compiled for the actors.
 type plan struct {
-	device  *configs.Device
-	streams []streamPlan
-	windows []windowPlan
+	device      *configs.Device
+	streams     []streamPlan
+	windows     []windowPlan
+	minInterval int64 // the shortest watermark interval of the device's streams, ms
 }
 
 type streamPlan struct {
@@ -61,6 +62,11 @@ func compile(d *configs.Device) (*plan, error) {
 			wm:       s.WatermarkConfig(),
 			interval: max(s.Watermark.Interval.Milliseconds(), 1),
 		})
+	}
+	for i, s := range p.streams {
+		if i == 0 || s.interval < p.minInterval {
+			p.minInterval = s.interval
+		}
 	}
 	for wi, w := range d.Windows {
 		si := -1

@@ -2,7 +2,7 @@ package actors
 
 import (
 	"bufio"
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/valyala/fastjson"
 
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
@@ -29,16 +30,6 @@ type ReplayOptions struct {
 // ReplayStats count what a replay read and wrote.
 type ReplayStats struct {
 	Lines, Messages, Watermarks, Results, Late int
-}
-
-// replayLine is one input line: a message (topic, payload) or an explicit watermark
-// (stream, watermark), each at processing time At.
-type replayLine struct {
-	At        *int64          `json:"at"`
-	Topic     string          `json:"topic"`
-	Payload   json.RawMessage `json:"payload"`
-	Stream    string          `json:"stream"`
-	Watermark *int64          `json:"watermark"`
 }
 
 // maxReplayGap bounds how much quiet time between two lines is ticked through; past
@@ -75,6 +66,9 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		return stats, err
 	}
 	defer topo.system.Shutdown()
+	for i := range topo.router.devices {
+		topo.router.devices[i].maxInflight = math.MaxInt64 // replay never sheds load
+	}
 	if o.Watermarks {
 		topo.env.traceWatermark = w.watermark
 	}
@@ -82,51 +76,71 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	send := func(pid *actor.PID, m any) { root.Send(pid, m) }
 	in := bufio.NewScanner(o.Input)
 	in.Buffer(make([]byte, 0, 1<<16), 16<<20)
-	var now, next int64
-	started := false
+	var (
+		now, next int64
+		started   bool
+		parser    fastjson.Parser
+		payload   []byte
+	)
 	for in.Scan() {
 		stats.Lines++
-		text := strings.TrimSpace(in.Text())
-		if text == "" {
+		line := bytes.TrimSpace(in.Bytes())
+		if len(line) == 0 {
 			continue
 		}
-		var l replayLine
-		if err := json.Unmarshal([]byte(text), &l); err != nil {
+		v, err := parser.ParseBytes(line)
+		if err != nil {
 			return stats, fmt.Errorf("input line %d: %w", stats.Lines, err)
 		}
-		if l.At == nil {
-			return stats, fmt.Errorf("input line %d: missing \"at\"", stats.Lines)
+		at := v.Get("at")
+		if at == nil || at.Type() != fastjson.TypeNumber {
+			return stats, fmt.Errorf("input line %d: missing \"at\" (processing time in ms)", stats.Lines)
+		}
+		t, err := at.Int64()
+		if err != nil {
+			return stats, fmt.Errorf("input line %d: at: %w", stats.Lines, err)
 		}
 		if !started {
-			started, now, next = true, *l.At, *l.At
+			started, now, next = true, t, t
 		}
-		if *l.At < now {
-			return stats, fmt.Errorf("input line %d: at %d goes back in time (previous %d)", stats.Lines, *l.At, now)
+		if t < now {
+			return stats, fmt.Errorf("input line %d: at %d goes back in time (previous %d)", stats.Lines, t, now)
 		}
-		now = *l.At
+		now = t
 		if now-next > maxReplayGap {
 			next = now - maxReplayGap
 		}
 		for ; next <= now; next += tickEvery.Milliseconds() {
 			topo.tick(next)
 		}
-		switch {
-		case l.Watermark != nil && l.Topic == "":
-			if l.Stream == "" {
-				return stats, fmt.Errorf("input line %d: a watermark line needs \"stream\"", stats.Lines)
+		topic := string(v.GetStringBytes("topic"))
+		switch wm := v.Get("watermark"); {
+		case wm != nil && topic == "":
+			stream := string(v.GetStringBytes("stream"))
+			ms, err := wm.Int64()
+			if stream == "" || err != nil {
+				return stats, fmt.Errorf("input line %d: a watermark line needs \"stream\" and an integer \"watermark\"", stats.Lines)
 			}
 			stats.Watermarks++
 			for _, p := range topo.pipelines {
-				root.Send(p, &MarkWatermark{Stream: l.Stream, Watermark: *l.Watermark, At: now})
+				root.Send(p, &MarkWatermark{Stream: stream, Watermark: ms, At: now})
 			}
-		case l.Topic != "":
+		case topic != "":
 			stats.Messages++
-			payload, err := replayPayload(l.Payload)
-			if err != nil {
-				return stats, fmt.Errorf("input line %d: %w", stats.Lines, err)
+			// A JSON string payload is replayed as the raw bytes it holds, so recorded
+			// non-JSON payloads replay too. Each message gets its own copy: late
+			// records keep it.
+			p := v.Get("payload")
+			switch {
+			case p == nil:
+				payload = nil
+			case p.Type() == fastjson.TypeString:
+				payload = bytes.Clone(p.GetStringBytes())
+			default:
+				payload = p.MarshalTo(nil)
 			}
-			// Replay never sheds load: every message counts as QoS 1.
-			topo.router.route(send, &Inbound{Topic: l.Topic, Payload: payload, QoS: 1, At: now}, nil)
+			// QoS 0: nothing is redelivered in a replay, so no dedup marks are needed.
+			topo.router.route(send, &Inbound{Topic: topic, Payload: payload, At: now}, nil)
 		default:
 			return stats, fmt.Errorf("input line %d: neither a message (topic, payload) nor a watermark (stream, watermark)", stats.Lines)
 		}
@@ -139,19 +153,6 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	}
 	topo.flushAll() // the synchronized dispatcher has committed when Send returns
 	return stats, out.Flush()
-}
-
-// replayPayload takes a JSON payload as is and a JSON string as the raw bytes it holds,
-// so recorded non-JSON payloads replay too.
-func replayPayload(raw json.RawMessage) ([]byte, error) {
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		return []byte(s), nil
-	}
-	return raw, nil
 }
 
 // replayWriter is the sink's publisher and the late-record receiver of a replay.

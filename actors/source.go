@@ -31,7 +31,7 @@ type source struct {
 	restored *watermark.GeneratorState
 	reload   bool // a restart after a panic: state comes from the store
 	started  bool
-	dirty    bool
+	dirty    bool // the emitted status changed since the last flush
 	pending  unit
 	badLog   burstLog
 
@@ -104,7 +104,6 @@ func (s *source) begin(now int64) {
 
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	s.begin(m.At)
-	s.dirty = true
 	id := messageID(m.Topic, m.Payload)
 	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
 		s.decodeErrors.Inc()
@@ -146,7 +145,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	rec := &RecordDecoded{
 		Stream: s.topic, Def: s.def, Key: r.Key, TS: r.TS,
 		Values: s.values(r.Values), Status: s.status(),
-		ID: id, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
+		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
 	}
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	ctx.Send(ctx.Parent(), rec)
@@ -172,7 +171,9 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 			queue: upstreamQueue(s.device),
 			entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
 		})
-		s.pending.marks = append(s.pending.marks, markPut{key: s.topic, id: id})
+		if m.QoS > 0 {
+			s.pending.marks = append(s.pending.marks, markPut{key: s.topic, id: id})
+		}
 	}
 	s.pending.acks = append(s.pending.acks, m.ack)
 }

@@ -32,6 +32,8 @@ type window struct {
 	dirty      map[windows.Window]bool // true: write, false: delete
 	open       map[int64]struct{}      // starts of the windows holding state
 	valveDirty bool
+	joined     bool                // a stream fed the key for the first time since the last flush
+	inputs     map[string]struct{} // streams that fed the key
 	defSaved   bool
 	pending    unit
 	restored   *persist.KeyState
@@ -52,6 +54,7 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
 		dirty:       map[windows.Window]bool{},
 		open:        map[int64]struct{}{},
+		inputs:      map[string]struct{}{},
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
@@ -108,6 +111,9 @@ func (w *window) onStarted() {
 	}
 	w.openGauge.Add(float64(len(w.open)))
 	w.valve.Restore(ks.Valve)
+	for _, in := range ks.Valve {
+		w.inputs[in.Input] = struct{}{}
+	}
 	if wm := w.valve.Status().Watermark; wm != watermark.Min {
 		w.op.SetWatermark(wm)
 	}
@@ -146,7 +152,9 @@ func (w *window) onRecord(r *RecordDecoded) {
 		w.env.metrics.Dropped.WithLabelValues(w.device, r.Stream, "too_late").Inc()
 	}
 	w.drain(r.Arrived)
-	w.pending.marks = append(w.pending.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
+	if r.QoS > 0 {
+		w.pending.marks = append(w.pending.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
+	}
 	w.pending.acks = append(w.pending.acks, r.ack)
 }
 
@@ -157,6 +165,10 @@ func (w *window) onWatermark(m *WatermarkEmitted) {
 // observe feeds a stream's status to the valve and advances the operator when the
 // combined watermark moves.
 func (w *window) observe(stream string, st watermark.Status, now int64) {
+	if _, ok := w.inputs[stream]; !ok {
+		w.inputs[stream] = struct{}{}
+		w.joined = true
+	}
 	out, changed := w.valve.Update(stream, st)
 	if !changed {
 		return
@@ -267,9 +279,13 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
 		w.defSaved = true
 	}
-	if w.valveDirty {
+	// The valve (and with it the operator's watermark) is saved with the window changes
+	// it caused: a restart then judges lateness against a watermark at least as high as
+	// the one that fired or purged what the store holds, and writing it on every
+	// watermark advance would double the writes of a quiet key.
+	if w.valveDirty && (len(u.puts) > 0 || len(u.deletes) > 0 || w.joined) {
 		u.valve = &valvePut{device: w.device, window: name, key: w.key, inputs: w.valve.State()}
-		w.valveDirty = false
+		w.valveDirty, w.joined = false, false
 	}
 	ctx.Send(w.committer, &Flushed{Epoch: epoch, Unit: &u})
 }

@@ -14,7 +14,7 @@ import (
 //
 //	data_dir                 data (next to the daemon file)
 //	durability               process
-//	commit_interval          50ms
+//	commit_interval          100ms
 //	dedup_ttl                1h
 //	devices_dir              devices (next to the daemon file)
 //	log.format, log.level    text, info
@@ -55,7 +55,7 @@ import (
 const (
 	DefaultDataDir         = "data"
 	DefaultDurability      = "process"
-	DefaultCommitInterval  = 50 * time.Millisecond
+	DefaultCommitInterval  = 100 * time.Millisecond
 	DefaultDedupTTL        = time.Hour
 	DefaultDevicesDir      = "devices"
 	DefaultLogFormat       = "text"

@@ -122,7 +122,7 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 	}
 	host := hostname()
 	want := Daemon{
-		Path: "edged.yaml", DataDir: "data", Durability: "process", CommitInterval: 50 * time.Millisecond,
+		Path: "edged.yaml", DataDir: "data", Durability: "process", CommitInterval: 100 * time.Millisecond,
 		DedupTTL: time.Hour, DevicesDir: "devices",
 		Log: Log{Format: "text", Level: "info"}, HTTP: HTTP{Listen: "127.0.0.1:9464"},
 		Limits: Limits{MaxInflight: 10000, MaxPayload: 65536},
