@@ -21,7 +21,8 @@ type committer struct {
 	dones   []chan struct{}
 	failed  bool
 
-	delivered *unit // the unit in units collecting dequeues, if any
+	delivered *unit  // the unit in units collecting dequeues, if any
+	held      []*ack // committed, not yet acknowledged: intake is blocked
 }
 
 func newCommitter(e *env, device string) *committer {
@@ -60,6 +61,9 @@ func (c *committer) Receive(ctx actor.Context) {
 // dequeue notes outbox entries that were delivered; they are deleted with the next
 // commit, all in one unit.
 func (c *committer) dequeue(queue string, seqs []uint64) {
+	if len(seqs) == 0 {
+		return
+	}
 	if c.delivered == nil {
 		c.delivered = &unit{}
 		c.units = append(c.units, c.delivered)
@@ -124,9 +128,7 @@ func (c *committer) commit(ctx actor.Context) {
 					late.Entries = append(late.Entries, e)
 				}
 			}
-			for _, a := range u.acks {
-				a.done()
-			}
+			c.held = append(c.held, u.acks...)
 		}
 		c.units = c.units[:0]
 		c.delivered = nil
@@ -136,6 +138,12 @@ func (c *committer) commit(ctx actor.Context) {
 		if len(late.Entries) > 0 && c.env.late != nil {
 			ctx.Send(c.env.late, late)
 		}
+	}
+	if !c.env.blocked() {
+		for _, a := range c.held {
+			a.done()
+		}
+		c.held = c.held[:0]
 	}
 	for _, d := range c.dones {
 		close(d)

@@ -21,6 +21,9 @@ type env struct {
 	dispatch actor.Dispatcher
 
 	traceWatermark func(device string, m *WatermarkEmitted) // replay --watermarks
+	// intakeBlocked reports a full upstream outbox under policy block: QoS 0 messages
+	// are shed and QoS 1 acknowledgements withheld, so the broker stops sending.
+	intakeBlocked func() bool
 
 	commitEvery    int64        // ms of processing time between group commits
 	commitFailures atomic.Int32 // devices whose last commit failed: health reports it
@@ -28,6 +31,8 @@ type env struct {
 
 // props builds actor props that run on the environment's dispatcher: the default
 // goroutine dispatcher live, the synchronized one in replay.
+func (e *env) blocked() bool { return e.intakeBlocked != nil && e.intakeBlocked() }
+
 func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
 	if e.dispatch != nil {
 		opts = append(opts, actor.WithDispatcher(e.dispatch))

@@ -94,3 +94,9 @@ type Enqueued struct {
 
 // FlushNow makes a pipeline flush and commit at once; Done is closed afterwards.
 type FlushNow struct{ Done chan struct{} }
+
+// upstreamAcked is the upstream broker's answer to one batch.
+type upstreamAcked struct {
+	batch *upBatch
+	err   error
+}

@@ -124,6 +124,11 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 		}
 	}
 	p.resendResults(ctx)
+	if p.env.late != nil {
+		// Tell the upstream actor where this device's deliveries are to be reported,
+		// so a backlog left from before the restart is deleted through the committer.
+		ctx.Send(p.env.late, &Enqueued{Queue: upstreamQueue(dev), ReplyTo: p.committer})
+	}
 }
 
 // resendResults hands the sink the results that were committed but not confirmed

@@ -24,6 +24,9 @@ type ReplayOptions struct {
 	Output     io.Writer // JSON lines: results, {"late": ...}, {"watermark": ...}
 	Watermarks bool      // also write every watermark change
 	DataDir    string    // "" keeps state in memory
+	// Durability of the state in DataDir (zero value: persist.Process); the
+	// benchmark compares the cost of each.
+	Durability persist.Durability
 	Log        *slog.Logger
 }
 
@@ -47,7 +50,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dur := persist.Process
+	dur := o.Durability
 	if o.DataDir == "" {
 		dur = persist.Memory
 	}

@@ -11,6 +11,7 @@ import (
 type router struct {
 	devices   []routedDevice
 	unmatched func(topic string, at int64) // counts and logs a message no stream matches
+	blocked   func() bool                  // intake is blocked: shed QoS 0
 	closing   atomic.Bool
 }
 
@@ -36,7 +37,7 @@ func (r *router) route(send func(*actor.PID, any), m *Inbound, ackFn func()) {
 		if d.plan.match(m.Topic) < 0 {
 			continue
 		}
-		if m.QoS == 0 && d.inflight.Load() >= d.maxInflight {
+		if m.QoS == 0 && (d.inflight.Load() >= d.maxInflight || r.blocked()) {
 			d.overload()
 			continue
 		}

@@ -45,7 +45,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	if late != nil {
 		e.late = late(e)
 	}
-	t.router = &router{unmatched: func(topic string, at int64) {
+	t.router = &router{blocked: e.blocked, unmatched: func(topic string, at int64) {
 		m.Unmatched.Inc()
 		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
 	}}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,8 @@ const (
 	// maxReconnectInterval.
 	connectRetryInterval = time.Second
 	maxReconnectInterval = 10 * time.Second
+	// reconnectJitter bounds the random pause added before each reconnect attempt.
+	reconnectJitter = time.Second
 	// writeTimeout bounds how long Publish may block on a full outbound queue.
 	writeTimeout = 5 * time.Second
 	// resubscribeRetry is the pause before retrying a failed resubscription.
@@ -121,7 +124,13 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetResumeSubs(false).
 		SetOnConnectHandler(func(paho.Client) { c.onConnect() }).
 		SetConnectionLostHandler(func(_ paho.Client, err error) { c.onConnectionLost(err) }).
-		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) { c.onNotification(n) })
+		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) { c.onNotification(n) }).
+		// paho backs off exponentially (1 s doubling to maxReconnectInterval) but every
+		// gateway of a fleet would retry in step after a broker restart; a random pause
+		// before each attempt spreads them out.
+		SetReconnectingHandler(func(paho.Client, *paho.ClientOptions) {
+			time.Sleep(rand.N(reconnectJitter))
+		})
 	if o.TLS != nil {
 		po.SetTLSConfig(o.TLS)
 	}

@@ -1,0 +1,202 @@
+package actors
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/edged/edged/configs"
+)
+
+// upstreamConn is the uplink as the upstream actor sees it: *upstreamLink in the
+// daemon, a fake in tests. done reports the PUBACK (QoS 1) or why there was none.
+type upstreamConn interface {
+	Publish(topic string, qos byte, payload []byte, done func(error))
+	Connected() bool
+}
+
+const (
+	// upstreamRetryAfter is how long (ms of processing time) a queue waits after a
+	// refused publish before it sends again.
+	upstreamRetryAfter = 1000
+	// upstreamAckTimeout resends a batch that got no answer for this long (ms) while
+	// connected. The client normally answers every publish; this only guards a stall.
+	upstreamAckTimeout = 60_000
+)
+
+// upstream ships the devices' upstream outboxes ("up/<device>": late records and, when
+// a window asks, its results) to the upstream broker with QoS 1.
+//
+// Delivery is at least once and in order per device: each queue has one batch in
+// flight; an entry leaves the outbox only after its PUBACK (the actor reports it
+// Delivered to the device's committer, which deletes it in its next commit). A failed
+// batch is read back from the store and sent again, so a retry cannot reorder; a
+// record sent twice carries the same id both times.
+//
+// What the cloud receives on {topic_prefix}/{device}/late/{stream} (and
+// .../results/{window}): one MQTT message per batch, the record itself when the batch
+// holds one, otherwise a JSON array of records in outbox order. A batch holds
+// consecutive records of one topic, at most batch.max_records, and waits at most
+// batch.max_delay for more. Every record starts with "id":"<device>-<seq>", seq being
+// the outbox sequence number, unique per device across restarts: the cloud drops the
+// duplicates at-least-once delivery may create by id.
+//
+// Pacing: every record sent takes from a budget that grows at max_rate records/s (see
+// upstreamBudgetCap), so after a reconnect a backlog drains oldest first at no more
+// than max_rate while new records keep joining the outbox behind it. The rate bounds
+// everything sent upstream; live late data is normally far below it.
+//
+// Time comes only from Tick (batch delay, rate, retries, ages), so the actor never
+// reads a clock.
+type upstream struct {
+	env     *env
+	cfg     configs.Upstream
+	conn    upstreamConn
+	blocked *atomic.Bool
+
+	maxRecords int
+	maxDelay   int64 // ms
+	queues     map[string]*upQueue
+	order      []*upQueue // by name
+	next       int        // the queue served first on a tick
+
+	now      int64
+	tokens   float64 // the rate budget, in records; may be negative by up to one batch
+	refilled int64   // processing time of the last refill; 0 before the first tick
+	failing  bool    // a publish failure was logged and nothing succeeded since
+
+	sent  prometheus.Counter
+	drops prometheus.Counter
+}
+
+func newUpstream(e *env, cfg configs.Upstream, conn upstreamConn, blocked *atomic.Bool) *upstream {
+	u := &upstream{
+		env: e, cfg: cfg, conn: conn, blocked: blocked,
+		maxRecords: max(cfg.Batch.MaxRecords, 1),
+		maxDelay:   cfg.Batch.MaxDelay.Milliseconds(),
+		queues:     map[string]*upQueue{},
+		sent:       e.metrics.UpstreamSent,
+		drops:      e.metrics.UpstreamDrop.WithLabelValues(cfg.Outbox.WhenFull),
+	}
+	u.tokens = upstreamBudgetCap
+	return u
+}
+
+func (u *upstream) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		u.onStarted()
+	case *Enqueued:
+		u.onEnqueued(ctx, m)
+	case *upstreamAcked:
+		u.onAcked(ctx, m)
+	case *Tick:
+		u.onTick(ctx, m)
+	}
+}
+
+// onStarted finds the backlog a previous run left in the store.
+func (u *upstream) onStarted() {
+	for _, name := range u.backlogQueues() {
+		u.queue(name)
+	}
+}
+
+// onEnqueued learns of committed entries (or, with none, just of the queue's
+// committer) and applies the outbox limit before anything else reads them.
+func (u *upstream) onEnqueued(ctx actor.Context, m *Enqueued) {
+	q := u.queue(m.Queue)
+	if m.ReplyTo != nil {
+		q.replyTo = m.ReplyTo
+	}
+	if len(m.Entries) == 0 {
+		return
+	}
+	q.dirty = true
+	u.enforceLimit(q, m.Entries)
+	u.pump(ctx, q)
+}
+
+func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
+	b := m.batch
+	q := b.queue
+	if u.queues[q.name] != q || q.inflight != b {
+		return // a batch already given up on, or of a previous incarnation of the actor
+	}
+	if m.err != nil {
+		if !u.failing {
+			u.env.log.Warn("publishing upstream failed; will retry", "queue", q.name, "err", m.err)
+			u.failing = true
+		}
+		q.rewind(b)
+		q.retryAt = u.now + upstreamRetryAfter
+		return
+	}
+	if u.failing {
+		u.env.log.Info("publishing upstream works again")
+		u.failing = false
+	}
+	q.inflight = nil
+	u.sent.Add(float64(len(b.seqs)))
+	u.delivered(ctx, q, b.seqs)
+	u.pump(ctx, q)
+}
+
+// delivered reports entries the upstream broker acknowledged. A queue whose committer
+// is unknown (backlog found at start, device not running) is cleaned up here.
+func (u *upstream) delivered(ctx actor.Context, q *upQueue, seqs []uint64) {
+	if q.replyTo != nil {
+		ctx.Send(q.replyTo, &Delivered{Queue: q.name, Seqs: seqs})
+		return
+	}
+	if err := u.dequeue(q, seqs); err != nil {
+		u.env.log.Error("removing delivered entries from the upstream outbox; they stay and are sent again after a restart", "queue", q.name, "err", err)
+	}
+}
+
+func (u *upstream) onTick(ctx actor.Context, m *Tick) {
+	u.now = m.Now
+	u.refill()
+	up := u.conn.Connected()
+	if up {
+		u.env.metrics.UpstreamUp.Set(1)
+	} else {
+		u.env.metrics.UpstreamUp.Set(0)
+	}
+	for _, q := range u.order {
+		b := q.inflight
+		switch {
+		case b == nil:
+		case !up:
+			b.sentAt = u.now // the client resends it after the reconnect
+		case u.now-b.sentAt > upstreamAckTimeout:
+			u.env.log.Warn("an upstream batch got no acknowledgement; sending it again", "queue", q.name, "records", len(b.seqs))
+			q.rewind(b)
+		}
+	}
+	u.enforceLimit(nil, nil)
+	u.updateMetrics()
+	// Round robin: the queue after the last one that sent is served first, so queues
+	// take turns at the rate budget.
+	n, first := len(u.order), u.next
+	for i := range n {
+		if j := (first + i) % n; u.pump(ctx, u.order[j]) {
+			u.next = (j + 1) % n
+		}
+	}
+}
+
+// queue returns the state of a queue, creating it on first sight.
+func (u *upstream) queue(name string) *upQueue {
+	if q := u.queues[name]; q != nil {
+		return q
+	}
+	q := newUpQueue(name, u.env.metrics)
+	u.queues[name] = q
+	i, _ := slices.BinarySearchFunc(u.order, name, func(a *upQueue, n string) int { return strings.Compare(a.name, n) })
+	u.order = slices.Insert(u.order, i, q)
+	return q
+}

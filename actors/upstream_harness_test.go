@@ -1,0 +1,242 @@
+package actors
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
+	"github.com/edged/edged/watermark"
+)
+
+// upHarness runs one upstream actor over a real Badger store, with a fake committer
+// that applies Delivered the way the device's committer does.
+type upHarness struct {
+	t         testing.TB
+	store     *persist.Store
+	env       *env
+	system    *actor.ActorSystem
+	pid       *actor.PID
+	committer *actor.PID
+	link      *upstreamLink // owns the blocked flag (and, with a broker, the connection)
+}
+
+// newUpHarness opens the store in dir and spawns the actor. sync runs every actor on
+// the sending goroutine (as replay does), so a Send returns after all it caused.
+func newUpHarness(t testing.TB, dir string, cfg configs.Upstream, conn upstreamConn, link *upstreamLink, sync bool) *upHarness {
+	t.Helper()
+	store, err := persist.Open(persist.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	if link == nil {
+		link = &upstreamLink{}
+	}
+	e := &env{store: store, metrics: NewMetrics(), log: log}
+	if sync {
+		e.dispatch = actor.NewSynchronizedDispatcher(100)
+	}
+	h := &upHarness{t: t, store: store, env: e, link: link}
+	h.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
+	h.committer = h.system.Root.Spawn(e.props(func() actor.Actor { return &upFakeCommitter{t: t, store: store} }))
+	h.pid = h.system.Root.Spawn(e.props(func() actor.Actor { return newUpstream(e, cfg, conn, &link.blocked) }))
+	return h
+}
+
+// close stops the actors and the store, as a crash of edged would leave the directory
+// (minus Badger's clean close, which a kill -9 skips but Badger's log replays).
+func (h *upHarness) close() {
+	h.system.Root.StopFuture(h.pid).Wait()
+	h.system.Shutdown()
+	if err := h.store.Close(); err != nil {
+		h.t.Error(err)
+	}
+}
+
+// enqueue commits one late record per stream name to device's upstream queue, as the
+// device's committer does, then tells the actor. Each payload carries its index i as
+// "n" and received_at at.
+func (h *upHarness) enqueue(device string, streams []string, first int, at int64, announce bool) []outboxEntry {
+	h.t.Helper()
+	q := upstreamQueue(device)
+	b := h.store.NewBatch()
+	// Real devices have state besides their outbox; the actor finds backlogs by it.
+	b.PutStream(device, "s", watermark.GeneratorState{})
+	entries := make([]outboxEntry, len(streams))
+	for i, s := range streams {
+		entries[i] = outboxEntry{Topic: "late/" + s, QoS: 1,
+			Payload: fmt.Appendf(nil, `{"device":%q,"stream":%q,"n":%d,"received_at":%d}`, device, s, first+i, at)}
+		entries[i].Seq = b.Enqueue(q, entries[i].encode())
+	}
+	if err := h.store.Commit(b); err != nil {
+		h.t.Fatal(err)
+	}
+	if announce {
+		h.system.Root.Send(h.pid, &Enqueued{Queue: q, Entries: entries, ReplyTo: h.committer})
+	}
+	return entries
+}
+
+func (h *upHarness) tick(now int64) { h.system.Root.Send(h.pid, &Tick{Now: now}) }
+
+// seqs lists the entries left in a queue.
+func (h *upHarness) seqs(queue string) []uint64 {
+	h.t.Helper()
+	entries, err := h.store.Peek(queue, 0, 1<<20)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := make([]uint64, len(entries))
+	for i, e := range entries {
+		out[i] = e.Seq
+	}
+	return out
+}
+
+// upFakeCommitter deletes delivered entries at once (the real one waits for its next commit).
+type upFakeCommitter struct {
+	t     testing.TB
+	store *persist.Store
+}
+
+func (c *upFakeCommitter) Receive(ctx actor.Context) {
+	if m, ok := ctx.Message().(*Delivered); ok {
+		b := c.store.NewBatch()
+		for _, s := range m.Seqs {
+			b.Dequeue(m.Queue, s)
+		}
+		if err := c.store.Commit(b); err != nil {
+			c.t.Error(err)
+		}
+	}
+}
+
+// upFakeConn is an uplink that records what is published; it acknowledges at once
+// unless hold is set.
+type upFakeConn struct {
+	mu   sync.Mutex
+	up   bool
+	hold bool // keep acknowledgements back in held
+	fail int  // refuse this many publishes
+	held []func(error)
+	msgs []upMessage
+}
+
+type upMessage struct {
+	topic string
+	array bool
+	ids   []string
+}
+
+func (f *upFakeConn) Connected() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.up
+}
+
+func (f *upFakeConn) setUp(up bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.up = up
+}
+
+func (f *upFakeConn) Publish(topic string, _ byte, payload []byte, done func(error)) {
+	f.mu.Lock()
+	var err error
+	if f.fail > 0 {
+		f.fail--
+		err = errUpstreamDown
+	} else {
+		f.msgs = append(f.msgs, upMessage{topic: topic, array: payload[0] == '[', ids: upRecordIDs(payload)})
+	}
+	hold := f.hold && err == nil
+	if hold {
+		f.held = append(f.held, done)
+	}
+	f.mu.Unlock()
+	if !hold {
+		done(err)
+	}
+}
+
+// release acknowledges the held publishes and stops holding.
+func (f *upFakeConn) release() {
+	f.mu.Lock()
+	held := f.held
+	f.held, f.hold = nil, false
+	f.mu.Unlock()
+	for _, done := range held {
+		done(nil)
+	}
+}
+
+func (f *upFakeConn) messages() []upMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]upMessage(nil), f.msgs...)
+}
+
+func (f *upFakeConn) records() int {
+	n := 0
+	for _, m := range f.messages() {
+		n += len(m.ids)
+	}
+	return n
+}
+
+// upRecordIDs decodes an upstream message (one record, or an array of them) into the
+// ids of its records; a malformed message yields "malformed".
+func upRecordIDs(payload []byte) []string {
+	type rec struct {
+		ID string `json:"id"`
+	}
+	var recs []rec
+	if strings.HasPrefix(string(payload), "[") {
+		if json.Unmarshal(payload, &recs) != nil {
+			return []string{"malformed"}
+		}
+	} else {
+		var r rec
+		if json.Unmarshal(payload, &r) != nil {
+			return []string{"malformed"}
+		}
+		recs = []rec{r}
+	}
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// upIDSeq splits "<device>-<seq>".
+func upIDSeq(t testing.TB, id string) (string, uint64) {
+	t.Helper()
+	i := strings.LastIndexByte(id, '-')
+	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
+	if i < 0 || err != nil {
+		t.Fatalf("record id %q is not <device>-<seq>", id)
+	}
+	return id[:i], seq
+}
+
+// upEventually polls cond until it holds or the deadline passes.
+func upEventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,89 @@
+package actors
+
+import "github.com/asynkron/protoactor-go/actor"
+
+// pump sends the queue's next batch if the uplink is up, nothing of the queue is in
+// flight, the batch is complete or has waited max_delay, and the rate allows it. It
+// reports whether it sent.
+func (u *upstream) pump(ctx actor.Context, q *upQueue) bool {
+	if q.inflight != nil || u.now < q.retryAt || !u.conn.Connected() {
+		return false
+	}
+	u.fill(q)
+	n, complete := q.run(u.maxRecords)
+	switch {
+	case n == 0:
+	case !complete && u.now-q.readyAt < u.maxDelay:
+	case u.limited() && u.tokens <= 0:
+	default:
+		u.send(ctx, q, n)
+		return true
+	}
+	return false
+}
+
+// fill reads the entries after the ones already read, up to a full batch. It reads
+// only after the store changed (dirty), so an idle or waiting queue costs nothing.
+func (u *upstream) fill(q *upQueue) {
+	room := u.maxRecords - len(q.buf)
+	if !q.dirty || room <= 0 {
+		return
+	}
+	entries, err := u.env.store.Peek(q.name, q.read, room)
+	if err != nil {
+		u.env.log.Error("reading the upstream outbox", "queue", q.name, "err", err)
+		return
+	}
+	// A short page means the store had nothing more; a later commit sends Enqueued.
+	q.dirty = len(entries) == room
+	if len(q.buf) == 0 && len(entries) > 0 {
+		q.readyAt = u.now
+	}
+	for _, e := range entries {
+		q.read = e.Seq
+		oe, err := decodeOutboxEntry(e.Seq, e.Payload)
+		if err != nil {
+			u.env.log.Error("skipping a malformed upstream outbox entry", "queue", q.name, "err", err)
+			continue
+		}
+		q.buf = append(q.buf, oe)
+	}
+}
+
+// send publishes the first n entries of buf as one message.
+func (u *upstream) send(ctx actor.Context, q *upQueue, n int) {
+	entries := q.buf[:n]
+	b := &upBatch{queue: q, seqs: make([]uint64, n), sentAt: u.now}
+	for i, e := range entries {
+		b.seqs[i] = e.Seq
+	}
+	topic := upstreamTopic(u.cfg.TopicPrefix, q.device, entries[0].Topic)
+	payload := upstreamPayload(q.device, entries)
+	q.cursor = entries[n-1].Seq
+	q.buf = append(q.buf[:0], q.buf[n:]...)
+	q.inflight = b
+	if u.limited() {
+		u.tokens -= float64(n)
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	u.conn.Publish(topic, 1, payload, func(err error) {
+		root.Send(self, &upstreamAcked{batch: b, err: err})
+	})
+}
+
+// limited reports whether max_rate paces sending; 0 (or less) means no limit.
+func (u *upstream) limited() bool { return u.cfg.MaxRate > 0 }
+
+// upstreamBudgetCap bounds the budget an idle uplink saves up: one record. A batch
+// goes out while the budget is positive and takes it negative by its size, so no
+// queue starves waiting for a full batch's worth while others take single records,
+// and over any stretch of t seconds at most max_rate·t records plus one batch go out.
+const upstreamBudgetCap = 1
+
+// refill adds the budget earned since the last tick.
+func (u *upstream) refill() {
+	if u.refilled != 0 && u.now > u.refilled {
+		u.tokens = min(upstreamBudgetCap, u.tokens+u.cfg.MaxRate*float64(u.now-u.refilled)/1000)
+	}
+	u.refilled = u.now
+}
