@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -34,7 +35,8 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		plans[i] = p
 	}
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return log.With("component", "actor")
+		// protoactor narrates its own lifecycle at info; edged's log keeps its warnings.
+		return slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("component", "actor")
 	}))
 	e := &env{
 		system: system, store: store, metrics: m, log: log, dispatch: dispatch,
@@ -90,4 +92,22 @@ func (t *topology) flushAll() []chan struct{} {
 		dones = append(dones, d)
 	}
 	return dones
+}
+
+// minLevel drops records below a level before they reach the wrapped handler.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
 }
