@@ -112,25 +112,27 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 		return
 	}
 	r := &s.reading
-	forwarded := false
+	handedOff := false // whether the window actors (or the rejection) now hold the ack
 	if r.HasTS {
 		switch s.gen.Observe(r.TS, m.At) {
 		case watermark.Future:
 			s.reject(m, id, &lateRecord{Reason: reasonFuture, TS: r.TS, Key: r.Key, Watermark: s.gen.State().Watermark})
-			forwarded = true // the rejection holds the ack
+			handedOff = true
 		case watermark.Reactivated:
-			s.emit(ctx, m.At)
+			s.emit(ctx, m.At) // the stream's keys must see it active before its record
 			fallthrough
 		default:
 			s.recordsIn.Inc()
-			forwarded = s.forward(ctx, m, id)
+			handedOff = s.forward(ctx, m, id)
 		}
 	}
 	if r.HasWatermark {
 		s.gen.Mark(r.Watermark, m.At)
 		s.emit(ctx, m.At)
 	}
-	if !forwarded {
+	if !handedOff {
+		// A marker-only message, or a stream no window reads: its effect is the
+		// generator state, committed with the next flush.
 		s.pending.acks = append(s.pending.acks, m.ack)
 	}
 }
@@ -155,7 +157,6 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 // reject sends a record that cannot enter any window to the late output and keeps
 // its ack until that is durable.
 func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
-	s.env.metrics.Late.WithLabelValues(s.device, s.topic, l.Reason).Inc()
 	if m.Duplicate {
 		if seen, err := s.env.store.HasMark(s.device, "", s.topic, id); err == nil && seen {
 			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
@@ -163,6 +164,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 			return
 		}
 	}
+	s.env.metrics.Late.WithLabelValues(s.device, s.topic, l.Reason).Inc()
 	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.topic, m.At, m.Payload
 	if s.env.late == nil {
 		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
