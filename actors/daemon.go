@@ -166,16 +166,30 @@ func (d *Daemon) stop(timeout time.Duration) error {
 	d.topo.router.closing.Store(true)
 	close(d.stopTicks)
 	d.ticks.Wait()
-	var err error
-	for _, done := range d.topo.flushAll() {
-		select {
-		case <-done:
-		case <-deadline:
-			err = errors.New("shutdown timed out before every device committed")
-		}
+	err := d.waitAll(d.topo.flushAll(), deadline, "every device committed")
+	// Results of that last commit are being published: wait for the broker's
+	// answers, then commit the deliveries, or a restart would publish them twice.
+	drained := make(chan struct{})
+	d.topo.system.Root.Send(d.topo.env.sink, &DrainSink{Done: drained})
+	if err == nil {
+		err = d.waitAll([]chan struct{}{drained}, deadline, "the sink published every committed result")
+	}
+	if err == nil {
+		err = d.waitAll(d.topo.flushAll(), deadline, "every device committed its deliveries")
 	}
 	d.close()
 	return err
+}
+
+func (d *Daemon) waitAll(dones []chan struct{}, deadline <-chan time.Time, what string) error {
+	for _, done := range dones {
+		select {
+		case <-done:
+		case <-deadline:
+			return fmt.Errorf("shutdown timed out before %s", what)
+		}
+	}
+	return nil
 }
 
 func (d *Daemon) close() {

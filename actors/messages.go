@@ -100,3 +100,7 @@ type upstreamAcked struct {
 	batch *upBatch
 	err   error
 }
+
+// DrainSink asks the sink to close Done once no publish awaits the broker's answer,
+// so shutdown can commit the deliveries and a restart does not publish them again.
+type DrainSink struct{ Done chan struct{} }

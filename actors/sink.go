@@ -20,6 +20,8 @@ type sink struct {
 	pub       Publisher
 	failed    []publishDone // refused publishes, retried in order
 	nextRetry int64
+	inflight  int             // publishes awaiting the broker's answer
+	drains    []chan struct{} // closed when inflight reaches zero (shutdown)
 }
 
 func newSink(e *env, pub Publisher) *sink { return &sink{env: e, pub: pub} }
@@ -30,7 +32,12 @@ func (s *sink) Receive(ctx actor.Context) {
 		for _, e := range m.Entries {
 			s.publish(ctx, m.ReplyTo, e)
 		}
+	case *DrainSink:
+		s.drains = append(s.drains, m.Done)
+		s.maybeDrained()
 	case *publishDone:
+		s.inflight--
+		defer s.maybeDrained() // after Published is on its way to the committer
 		if m.err != nil {
 			s.env.metrics.PublishErrors.Inc()
 			if len(s.failed) == 0 {
@@ -54,7 +61,18 @@ func (s *sink) Receive(ctx actor.Context) {
 	}
 }
 
+func (s *sink) maybeDrained() {
+	if s.inflight > 0 {
+		return
+	}
+	for _, d := range s.drains {
+		close(d)
+	}
+	s.drains = nil
+}
+
 func (s *sink) publish(ctx actor.Context, replyTo *actor.PID, e outboxEntry) {
+	s.inflight++
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	s.pub.Publish(e.Topic, e.QoS, e.Payload, func(err error) {
 		root.Send(self, &publishDone{replyTo: replyTo, entry: e, err: err})

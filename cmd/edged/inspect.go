@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/edged/edged/persist"
+	"github.com/edged/edged/watermark"
+	"github.com/edged/edged/windows"
+)
+
+func inspectCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("inspect", stderr)
+	dir := fs.String("data", "", "state directory (data_dir of the daemon)")
+	device := fs.String("device", "", "show only this device")
+	key := fs.String("key", "", "show this key's windows with their current values")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return errors.New("--data is required")
+	}
+	store, err := persist.Open(persist.Options{Dir: *dir, Logger: slog.New(slog.DiscardHandler)})
+	if errors.Is(err, persist.ErrLocked) {
+		return fmt.Errorf("cannot inspect %s: another edged holds it; stop that edged first (%w)", *dir, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	devices, err := store.Devices()
+	if err != nil {
+		return err
+	}
+	if *device != "" {
+		devices = []string{*device}
+	}
+	if len(devices) == 0 {
+		fmt.Fprintf(stdout, "%s: no device state\n", *dir)
+	}
+	for _, d := range devices {
+		st, err := store.LoadDevice(d)
+		if err != nil {
+			return err
+		}
+		printDevice(stdout, store, d, st)
+		if *key != "" {
+			printKey(stdout, d, st, *key)
+		}
+	}
+	return nil
+}
+
+// windowDef is the descriptor the window actors persist per window definition
+// (actors/plan.go): enough to decode the saved accumulators.
+type windowDef struct {
+	Type       string   `json:"type"`
+	Size       int64    `json:"size_ms"`
+	Slide      int64    `json:"slide_ms"`
+	Gap        int64    `json:"gap_ms"`
+	Offset     int64    `json:"offset_ms"`
+	Aggregates []string `json:"aggregates"`
+}
+
+func printDevice(w io.Writer, store *persist.Store, device string, st *persist.DeviceState) {
+	fmt.Fprintf(w, "device %s\n", device)
+	fmt.Fprintf(w, "  streams: %d\n", len(st.Streams))
+	for _, name := range sortedNames(st.Streams) {
+		g := st.Streams[name]
+		fmt.Fprintf(w, "    %s  watermark %s  max event time %s  idle %v\n", name, showTime(g.Watermark), showSeen(g), g.Idle)
+	}
+	type tally struct{ keys, open int }
+	byWindow := map[string]*tally{}
+	for _, ks := range st.Keys {
+		t := byWindow[ks.Window]
+		if t == nil {
+			t = &tally{}
+			byWindow[ks.Window] = t
+		}
+		t.keys++
+		t.open += len(ks.Windows)
+	}
+	for name := range st.WindowDefs {
+		if byWindow[name] == nil {
+			byWindow[name] = &tally{}
+		}
+	}
+	open := 0
+	for _, t := range byWindow {
+		open += t.open
+	}
+	fmt.Fprintf(w, "  windows: %d definitions, %d open windows\n", len(byWindow), open)
+	for _, name := range sortedNames(byWindow) {
+		t := byWindow[name]
+		fmt.Fprintf(w, "    %s  %s  keys %d  open windows %d\n", name, describeDef(st.WindowDefs[name]), t.keys, t.open)
+	}
+	for _, q := range []string{"res/" + device, "up/" + device} {
+		s := store.Stats(q)
+		fmt.Fprintf(w, "  outbox %s: %d records, %d bytes\n", q, s.Records, s.Bytes)
+	}
+	if len(st.Corrupt) > 0 {
+		fmt.Fprintf(w, "  unreadable values: %d\n", len(st.Corrupt))
+		for _, e := range st.Corrupt {
+			fmt.Fprintf(w, "    %v\n", e)
+		}
+	}
+}
+
+// printKey shows one key's valve and windows in every window definition, with each
+// window's accumulators decoded into the values its next result would carry.
+func printKey(w io.Writer, device string, st *persist.DeviceState, key string) {
+	found := false
+	for _, ks := range st.Keys {
+		if ks.Key != key {
+			continue
+		}
+		found = true
+		fmt.Fprintf(w, "  key %q in window %s\n", key, ks.Window)
+		for _, in := range ks.Valve {
+			fmt.Fprintf(w, "    input %s  watermark %s  idle %v\n", in.Input, showTime(in.Watermark), in.Idle)
+		}
+		op, err := peekOperator(st.WindowDefs[ks.Window])
+		for _, saved := range ks.Windows {
+			win, state, werr := splitWindowState(saved)
+			if werr == nil && err == nil {
+				werr = op.Restore(key, win, state)
+			}
+			if werr == nil {
+				werr = err
+			}
+			if werr != nil {
+				fmt.Fprintf(w, "    window start %d: unreadable: %v\n", saved.Start, werr)
+				continue
+			}
+			values, rev, _ := op.Peek(key, win)
+			fmt.Fprintf(w, "    window [%d, %d)  results so far %d  %s\n", win.Start, win.End, rev, showValues(values))
+		}
+	}
+	if !found {
+		fmt.Fprintf(w, "  key %q: no state in device %s\n", key, device)
+	}
+}
+
+// peekOperator builds an operator that can restore the saved windows of a window
+// definition; the assigner is irrelevant to restoring and peeking.
+func peekOperator(def []byte) (*windows.Operator, error) {
+	if def == nil {
+		return nil, errors.New("the window definition was not saved")
+	}
+	var d windowDef
+	if err := json.Unmarshal(def, &d); err != nil {
+		return nil, fmt.Errorf("reading the saved window definition %s: %w", def, err)
+	}
+	aggs, err := windows.ParseAggregates(d.Aggregates)
+	if err != nil {
+		return nil, fmt.Errorf("reading the saved window definition %s: %w", def, err)
+	}
+	return windows.NewOperator(windows.OperatorConfig{Assigner: windows.Tumbling(1, 0), Aggregates: aggs}), nil
+}
+
+// splitWindowState undoes actors' framing of a saved window: its end as a varint,
+// then the operator's own encoding.
+func splitWindowState(s persist.WindowState) (windows.Window, []byte, error) {
+	end, n := binary.Varint(s.State)
+	if n <= 0 || end <= s.Start {
+		return windows.Window{}, nil, errors.New("bad window end")
+	}
+	return windows.Window{Start: s.Start, End: end}, s.State[n:], nil
+}
+
+func describeDef(def []byte) string {
+	var d windowDef
+	if def == nil || json.Unmarshal(def, &d) != nil {
+		return "(definition not saved)"
+	}
+	shape := fmt.Sprintf("%s size %dms", d.Type, d.Size)
+	switch d.Type {
+	case "sliding":
+		shape += fmt.Sprintf(" slide %dms", d.Slide)
+	case "session":
+		shape = fmt.Sprintf("session gap %dms", d.Gap)
+	}
+	return fmt.Sprintf("(%s, %s)", shape, strings.Join(d.Aggregates, ", "))
+}
+
+func showValues(vs []windows.NamedValue) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		if math.IsNaN(v.Value) {
+			parts[i] = v.Name + "=null"
+		} else {
+			parts[i] = fmt.Sprintf("%s=%g", v.Name, v.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func showTime(ms int64) string {
+	if ms == watermark.Min {
+		return "none"
+	}
+	return fmt.Sprint(ms)
+}
+
+func showSeen(g watermark.GeneratorState) string {
+	if !g.Seen {
+		return "none"
+	}
+	return fmt.Sprint(g.Max)
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

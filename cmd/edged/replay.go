@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/edged/edged/actors"
+)
+
+func replayCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("replay", stderr)
+	path := fs.String("config", "", "daemon config file (YAML)")
+	input := fs.String("input", "", "recorded input, JSON lines (- for stdin)")
+	output := fs.String("output", "", "output file (default stdout)")
+	wms := fs.Bool("watermarks", false, "also write every watermark change")
+	data := fs.String("data", "", "state directory to replay into (default: in memory)")
+	stats := fs.Bool("stats", false, "print counts to stderr at the end")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *path == "" || *input == "" {
+		return errors.New("--config and --input are required")
+	}
+	cfg, err := loadConfig(*path, stderr)
+	if err != nil {
+		return err
+	}
+	in := io.Reader(os.Stdin)
+	if *input != "-" {
+		f, err := os.Open(*input)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	out := stdout
+	if *output != "" {
+		f, err := os.Create(*output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	st, err := actors.Replay(actors.ReplayOptions{
+		Config: cfg, Input: in, Output: out, Watermarks: *wms, DataDir: *data,
+		Log: newLogger(cfg.Log, stderr),
+	})
+	if *stats {
+		fmt.Fprintf(stderr, "lines %d, messages %d, watermarks %d, results %d, late %d\n",
+			st.Lines, st.Messages, st.Watermarks, st.Results, st.Late)
+	}
+	return err
+}
