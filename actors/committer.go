@@ -160,7 +160,7 @@ func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
 		b.PutWindowDef(u.def.device, u.def.window, u.def.def)
 	}
 	if u.valve != nil {
-		b.PutValve(u.valve.device, u.valve.window, u.valve.key, u.valve.inputs)
+		b.PutValve(u.valve.device, u.valve.window, u.valve.key, u.valve.watermark, u.valve.inputs)
 	}
 	for _, k := range u.deletes {
 		b.DeleteWindow(k)

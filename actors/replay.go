@@ -155,6 +155,9 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		root.Send(p, &MarkWatermark{Watermark: math.MaxInt64, At: now})
 	}
 	topo.flushAll() // the synchronized dispatcher has committed when Send returns
+	// The sink confirmed what that commit published; commit the confirmations too,
+	// or a later replay into the same --data dir would publish those results again.
+	topo.flushAll()
 	return stats, out.Flush()
 }
 

@@ -26,6 +26,7 @@ type streamPut struct {
 
 type valvePut struct {
 	device, window, key string
+	watermark           int64 // the operator's
 	inputs              []watermark.ValveInput
 }
 

@@ -74,16 +74,21 @@ func (u *upstream) send(ctx actor.Context, q *upQueue, n int) {
 // limited reports whether max_rate paces sending; 0 (or less) means no limit.
 func (u *upstream) limited() bool { return u.cfg.MaxRate > 0 }
 
-// upstreamBudgetCap bounds the budget an idle uplink saves up: one record. A batch
-// goes out while the budget is positive and takes it negative by its size, so no
-// queue starves waiting for a full batch's worth while others take single records,
-// and over any stretch of t seconds at most max_rate·t records plus one batch go out.
+// upstreamBudgetCap bounds the budget an idle uplink saves up: one record, or what
+// one tick earns when that is more. A batch goes out while the budget is positive and
+// takes it negative by its size, so no queue starves waiting for a full batch's worth
+// while others take single records. The budget is spent only on a tick or a PUBACK,
+// so what a tick earns must stay spendable until the next one: capped at one record,
+// a max_rate above max_records per tick interval could never be reached. Over any
+// stretch of t seconds at most max_rate·t records go out, plus one tick's earnings
+// and one batch.
 const upstreamBudgetCap = 1
 
 // refill adds the budget earned since the last tick.
 func (u *upstream) refill() {
 	if u.refilled != 0 && u.now > u.refilled {
-		u.tokens = min(upstreamBudgetCap, u.tokens+u.cfg.MaxRate*float64(u.now-u.refilled)/1000)
+		earned := u.cfg.MaxRate * float64(u.now-u.refilled) / 1000
+		u.tokens = min(max(upstreamBudgetCap, earned), u.tokens+earned)
 	}
 	u.refilled = u.now
 }

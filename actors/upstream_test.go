@@ -77,6 +77,36 @@ func upMessageEqual(a, b upMessage) bool {
 	return a.topic == b.topic && a.array == b.array && slices.Equal(a.ids, b.ids)
 }
 
+// The budget is spent only on ticks and PUBACKs: a max_rate worth more than a batch
+// per tick must still be reached, not capped at one batch per tick.
+func TestUpstreamReachesAMaxRateWorthSeveralBatchesPerTick(t *testing.T) {
+	const (
+		t0         = 10_000
+		rate       = 20_000.0
+		maxRecords = 100
+		tick       = 10  // ms: 200 records' worth of budget per tick
+		span       = 200 // ms
+	)
+	conn := &upFakeConn{up: true}
+	h := newUpHarness(t, t.TempDir(), upConfig(maxRecords, time.Second, rate), conn, nil, true)
+	defer h.close()
+	for i := range 50 {
+		h.enqueue("d", slices.Repeat([]string{"s"}, 100), i*100, 0, true)
+	}
+	h.tick(t0)
+	base := conn.records()
+	for now := int64(t0 + tick); now <= t0+span; now += tick {
+		h.tick(now)
+		allowed := maxRecords + rate*tick/1000 + rate*float64(now-t0)/1000
+		if sent := conn.records() - base; float64(sent) > allowed {
+			t.Fatalf("at %d ms %d records were published, more than the %.0f max_rate allows", now-t0, sent, allowed)
+		}
+	}
+	if sent, min := conn.records()-base, int(rate*span/1000*0.95); sent < min {
+		t.Errorf("in %d ms %d records were published, want at least %d: the rate is capped below max_rate", span, sent, min)
+	}
+}
+
 func TestUpstreamDrainsABacklogNoFasterThanMaxRateWhileNewRecordsArrive(t *testing.T) {
 	const (
 		t0         = 10_000
@@ -109,7 +139,7 @@ func TestUpstreamDrainsABacklogNoFasterThanMaxRateWhileNewRecordsArrive(t *testi
 				total[d] += 3
 			}
 		}
-		allowed := maxRecords + upstreamBudgetCap + rate*float64(now-t0)/1000
+		allowed := maxRecords + max(upstreamBudgetCap, rate*10/1000) + rate*float64(now-t0)/1000
 		if sent := conn.records(); float64(sent) > allowed {
 			t.Fatalf("at %d ms %d records were published, more than the %.0f max_rate allows", now-t0, sent, allowed)
 		}

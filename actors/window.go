@@ -32,8 +32,9 @@ type window struct {
 	dirty      map[windows.Window]bool // true: write, false: delete
 	open       map[int64]struct{}      // starts of the windows holding state
 	valveDirty bool
-	joined     bool                // a stream fed the key for the first time since the last flush
-	inputs     map[string]struct{} // streams that fed the key
+	joined     bool                   // a stream fed the key for the first time since the last flush
+	recent     [2]map[uint64]struct{} // QoS 1 ids applied since the last flush, and in the one before
+	inputs     map[string]struct{}    // streams that fed the key
 	defSaved   bool
 	pending    unit
 	restored   *persist.KeyState
@@ -55,6 +56,7 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		dirty:       map[windows.Window]bool{},
 		open:        map[int64]struct{}{},
 		inputs:      map[string]struct{}{},
+		recent:      [2]map[uint64]struct{}{{}, {}},
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
@@ -114,8 +116,11 @@ func (w *window) onStarted() {
 	for _, in := range ks.Valve {
 		w.inputs[in.Input] = struct{}{}
 	}
-	if wm := w.valve.Status().Watermark; wm != watermark.Min {
-		w.op.SetWatermark(wm)
+	// The saved operator watermark, not the valve's rebuilt output, which can come back
+	// lower for a key fed by several streams: a lower one would let a record re-create
+	// a window that was already purged.
+	if ks.Watermark != watermark.Min {
+		w.op.SetWatermark(ks.Watermark)
 	}
 }
 
@@ -133,12 +138,10 @@ func (w *window) loadSaved() *persist.KeyState {
 }
 
 func (w *window) onRecord(r *RecordDecoded) {
-	if r.Dup {
-		if seen, err := w.env.store.HasMark(w.device, w.plan.cfg.Name, w.key, r.ID); err == nil && seen {
-			w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
-			r.ack.done()
-			return
-		}
+	if r.Dup && w.applied(r.ID) {
+		w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
+		r.ack.done()
+		return
 	}
 	w.observe(r.Stream, r.Status, r.Arrived)
 	w.rec.TS = r.TS
@@ -154,8 +157,22 @@ func (w *window) onRecord(r *RecordDecoded) {
 	w.drain(r.Arrived)
 	if r.QoS > 0 {
 		w.pending.marks = append(w.pending.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
+		w.recent[0][r.ID] = struct{}{}
 	}
 	w.pending.acks = append(w.pending.acks, r.ack)
+}
+
+// applied reports whether a redelivered message was already applied: in memory since
+// the previous flush (a broker reconnect redelivers what edged has not acknowledged
+// yet, committed or not), or in the store.
+func (w *window) applied(id uint64) bool {
+	for _, ids := range w.recent {
+		if _, ok := ids[id]; ok {
+			return true
+		}
+	}
+	seen, err := w.env.store.HasMark(w.device, w.plan.cfg.Name, w.key, id)
+	return err == nil && seen
 }
 
 func (w *window) onWatermark(m *WatermarkEmitted) {
@@ -257,6 +274,10 @@ func (w *window) drain(now int64) {
 func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 	u := w.pending
 	w.pending = unit{}
+	// The previous generation's marks are committed by now (its epoch closed before
+	// this flush was asked for); this one's are on their way to the committer.
+	w.recent[0], w.recent[1] = w.recent[1], w.recent[0]
+	clear(w.recent[0])
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
 	// deleted and rewritten under the same key.
@@ -284,7 +305,7 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 	// the one that fired or purged what the store holds, and writing it on every
 	// watermark advance would double the writes of a quiet key.
 	if w.valveDirty && (len(u.puts) > 0 || len(u.deletes) > 0 || w.joined) {
-		u.valve = &valvePut{device: w.device, window: name, key: w.key, inputs: w.valve.State()}
+		u.valve = &valvePut{device: w.device, window: name, key: w.key, watermark: w.op.Watermark(), inputs: w.valve.State()}
 		w.valveDirty, w.joined = false, false
 	}
 	ctx.Send(w.committer, &Flushed{Epoch: epoch, Unit: &u})

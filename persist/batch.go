@@ -94,10 +94,10 @@ func (b *Batch) DeleteWindow(k WindowKey) {
 	b.ops = append(b.ops, op{kind: opDelete, key: b.key(func(d []byte) []byte { return windowKey(d, k) })})
 }
 
-// PutValve stores the valve of one window actor.
-func (b *Batch) PutValve(device, window, key string, inputs []watermark.ValveInput) {
+// PutValve stores the valve of one window actor and its operator's watermark.
+func (b *Batch) PutValve(device, window, key string, wm int64, inputs []watermark.ValveInput) {
 	k := b.key(func(d []byte) []byte { return valveKey(d, device, window, key) })
-	b.put(k, b.key(func(d []byte) []byte { return appendValve(d, inputs) }))
+	b.put(k, b.key(func(d []byte) []byte { return appendValve(d, wm, inputs) }))
 }
 
 // PutStream stores the watermark generator state of one stream.

@@ -91,8 +91,11 @@ func decodeGeneratorState(b []byte) (watermark.GeneratorState, error) {
 	}, nil
 }
 
-func appendValve(dst []byte, inputs []watermark.ValveInput) []byte {
+// appendValve encodes a window actor's valve and its operator's watermark; the
+// watermark is kept because a valve rebuilt from its inputs can come out lower.
+func appendValve(dst []byte, wm int64, inputs []watermark.ValveInput) []byte {
 	dst = append(dst, valveV1)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(wm))
 	dst = binary.AppendUvarint(dst, uint64(len(inputs)))
 	for _, in := range inputs {
 		dst = binary.AppendUvarint(dst, uint64(len(in.Input)))
@@ -103,29 +106,33 @@ func appendValve(dst []byte, inputs []watermark.ValveInput) []byte {
 	return dst
 }
 
-func decodeValve(b []byte) ([]watermark.ValveInput, error) {
+func decodeValve(b []byte) (int64, []watermark.ValveInput, error) {
 	if err := checkVersion(b, valveV1); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	b = b[1:]
+	if len(b) < 9 {
+		return 0, nil, fmt.Errorf("%w: truncated watermark", ErrCorrupt)
+	}
+	wm := int64(binary.BigEndian.Uint64(b[1:]))
+	b = b[9:]
 	n, k := binary.Uvarint(b)
 	// Bound n by the bytes left so a corrupted count cannot allocate gigabytes.
 	if k <= 0 || n > uint64(len(b)-k)/minValveInput {
-		return nil, fmt.Errorf("%w: bad input count", ErrCorrupt)
+		return 0, nil, fmt.Errorf("%w: bad input count", ErrCorrupt)
 	}
 	b = b[k:]
 	inputs := make([]watermark.ValveInput, 0, n)
 	for i := range n {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) || uint64(len(b)-k)-l < 9 {
-			return nil, fmt.Errorf("%w: input %d truncated", ErrCorrupt, i)
+			return 0, nil, fmt.Errorf("%w: input %d truncated", ErrCorrupt, i)
 		}
 		b = b[k:]
 		name := string(b[:l])
 		b = b[l:]
 		flags := b[8]
 		if flags&^(flagIdle|flagAligned) != 0 {
-			return nil, fmt.Errorf("%w: input %d has unknown flags %#x", ErrCorrupt, i, flags)
+			return 0, nil, fmt.Errorf("%w: input %d has unknown flags %#x", ErrCorrupt, i, flags)
 		}
 		inputs = append(inputs, watermark.ValveInput{
 			Input:     name,
@@ -136,9 +143,9 @@ func decodeValve(b []byte) ([]watermark.ValveInput, error) {
 		b = b[9:]
 	}
 	if len(b) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(b))
+		return 0, nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(b))
 	}
-	return inputs, nil
+	return wm, inputs, nil
 }
 
 func appendCounter(dst []byte, seq uint64) []byte {

@@ -29,18 +29,18 @@ func TestValvesRoundTrip(t *testing.T) {
 		{{Input: "", Watermark: math.MinInt64}},
 		{{Input: "sensors/s-1", Watermark: 5, Idle: true}, {Input: "x\x00y", Watermark: -5, Aligned: true}},
 	} {
-		got, err := decodeValve(appendValve(nil, in))
-		if err != nil || len(got) != len(in) || (len(in) > 0 && !reflect.DeepEqual(got, in)) {
-			t.Errorf("round trip of %+v = %+v, %v", in, got, err)
+		wm, got, err := decodeValve(appendValve(nil, -7, in))
+		if err != nil || wm != -7 || len(got) != len(in) || (len(in) > 0 && !reflect.DeepEqual(got, in)) {
+			t.Errorf("round trip of %+v = %d %+v, %v", in, wm, got, err)
 		}
 	}
 }
 
 func TestDecodersRejectUnknownVersionsAndDamagedValues(t *testing.T) {
 	gen := appendGeneratorState(nil, watermark.GeneratorState{Seen: true})
-	valve := appendValve(nil, []watermark.ValveInput{{Input: "abc", Watermark: 1}})
+	valve := appendValve(nil, 1, []watermark.ValveInput{{Input: "abc", Watermark: 1}})
 	decodeGen := func(b []byte) error { _, err := decodeGeneratorState(b); return err }
-	decodeV := func(b []byte) error { _, err := decodeValve(b); return err }
+	decodeV := func(b []byte) error { _, _, err := decodeValve(b); return err }
 	decodeC := func(b []byte) error { _, err := decodeCounter(b); return err }
 	tests := []struct {
 		name   string
@@ -84,15 +84,15 @@ func FuzzDecodeGeneratorState(f *testing.F) {
 }
 
 func FuzzDecodeValve(f *testing.F) {
-	f.Add(appendValve(nil, []watermark.ValveInput{{Input: "a", Watermark: 3, Idle: true}}))
+	f.Add(appendValve(nil, 3, []watermark.ValveInput{{Input: "a", Watermark: 3, Idle: true}}))
 	f.Add([]byte{1, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		in, err := decodeValve(b)
+		wm, in, err := decodeValve(b)
 		if err != nil {
 			return
 		}
-		again, err := decodeValve(appendValve(nil, in))
-		if err != nil || len(again) != len(in) || (len(in) > 0 && !reflect.DeepEqual(again, in)) {
+		wm2, again, err := decodeValve(appendValve(nil, wm, in))
+		if err != nil || wm2 != wm || len(again) != len(in) || (len(in) > 0 && !reflect.DeepEqual(again, in)) {
 			t.Fatalf("decoded %x as %+v; re-encoding decodes as %+v, %v", b, in, again, err)
 		}
 	})

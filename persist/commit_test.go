@@ -19,7 +19,7 @@ func TestACommittedBatchLoadsBackInOrder(t *testing.T) {
 			b := s.NewBatch()
 			b.PutWindowDef("dev", "1m", []byte("tumbling 60s"))
 			b.PutStream("dev", "s/1", gen)
-			b.PutValve("dev", "1m", "k2", valve)
+			b.PutValve("dev", "1m", "k2", 0, valve)
 			buf := []byte("state-b")
 			b.PutWindow(WindowKey{"dev", "1m", "k2", 60000}, buf)
 			copy(buf, "XXXXXXX") // the batch keeps its own copy
@@ -45,7 +45,7 @@ func TestACommittedBatchLoadsBackInOrder(t *testing.T) {
 			want := &DeviceState{
 				Streams: map[string]watermark.GeneratorState{"s/1": gen},
 				Keys: []KeyState{
-					{Window: "1m", Key: "k1", Windows: []WindowState{{0, []byte("state-k1")}}},
+					{Window: "1m", Key: "k1", Watermark: watermark.Min, Windows: []WindowState{{0, []byte("state-k1")}}},
 					{Window: "1m", Key: "k2", Valve: valve, Windows: []WindowState{{-60000, []byte("state-a")}, {60000, []byte("state-b")}}},
 				},
 				WindowDefs: map[string][]byte{"1m": []byte("tumbling 60s")},

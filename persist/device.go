@@ -24,6 +24,7 @@ type DeviceState struct {
 type KeyState struct {
 	Window, Key string
 	Valve       []watermark.ValveInput // nil if none was stored
+	Watermark   int64                  // the operator's watermark; watermark.Min if none was stored
 	Windows     []WindowState          // by start
 }
 
@@ -43,7 +44,7 @@ func (s *Store) LoadDevice(device string) (*DeviceState, error) {
 	keyState := func(window, key string) *KeyState {
 		k := keys[[2]string{window, key}]
 		if k == nil {
-			k = &KeyState{Window: window, Key: key}
+			k = &KeyState{Window: window, Key: key, Watermark: watermark.Min}
 			keys[[2]string{window, key}] = k
 		}
 		return k
@@ -72,11 +73,12 @@ func (s *Store) LoadDevice(device string) (*DeviceState, error) {
 				if err := r.done(); err != nil {
 					return err
 				}
-				inputs, err := decodeValve(v)
+				wm, inputs, err := decodeValve(v)
 				if err != nil {
 					return err
 				}
-				keyState(window, key).Valve = inputs
+				ks := keyState(window, key)
+				ks.Valve, ks.Watermark = inputs, wm
 			case tagWindow:
 				window, key, start := r.seg(), r.seg(), r.start()
 				if err := r.done(); err != nil {

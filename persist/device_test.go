@@ -16,7 +16,7 @@ func TestDevicesListsEachDeviceOnceAndDeleteDeviceRemovesOnlyItsKeys(t *testing.
 	for _, d := range []string{"a", "ab", "a\x00", ""} {
 		b.PutWindowDef(d, "1m", []byte("def"))
 		b.PutStream(d, "s", watermark.GeneratorState{})
-		b.PutValve(d, "1m", "k", nil)
+		b.PutValve(d, "1m", "k", 0, nil)
 		b.PutWindow(WindowKey{d, "1m", "k", 0}, []byte("w"))
 		b.PutWindow(WindowKey{d, "1m", "k", 1}, []byte("w"))
 		b.PutMark(d, "1m", "k", 1)

@@ -37,7 +37,7 @@ func inspectFixture(t *testing.T) string {
 	b := store.NewBatch()
 	b.PutWindowDef("dev", "1m", []byte(`{"type":"tumbling","size_ms":60000,"slide_ms":0,"gap_ms":0,"offset_ms":0,"aggregates":["count","avg(temp)"]}`))
 	b.PutStream("dev", "sensors/s-1/data", watermark.GeneratorState{Max: 61_000, LastArrival: 5, Watermark: 59_999, Seen: true})
-	b.PutValve("dev", "1m", "s-1", []watermark.ValveInput{{Input: "sensors/s-1/data", Watermark: 59_999, Aligned: true}})
+	b.PutValve("dev", "1m", "s-1", 59_999, []watermark.ValveInput{{Input: "sensors/s-1/data", Watermark: 59_999, Aligned: true}})
 	b.PutWindow(persist.WindowKey{Device: "dev", Window: "1m", Key: "s-1", Start: win.Start}, state)
 	b.Enqueue("res/dev", []byte("result"))
 	if err := store.Commit(b); err != nil {
