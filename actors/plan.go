@@ -2,6 +2,7 @@ package actors
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/edged/edged/configs"
@@ -93,14 +94,7 @@ func compile(d *configs.Device) (*plan, error) {
 			}
 			fields = append(fields, idx)
 		}
-		def, _ := json.Marshal(struct {
-			Type       string   `json:"type"`
-			Size       int64    `json:"size_ms"`
-			Slide      int64    `json:"slide_ms"`
-			Gap        int64    `json:"gap_ms"`
-			Offset     int64    `json:"offset_ms"`
-			Aggregates []string `json:"aggregates"`
-		}{w.Type, w.Size.Milliseconds(), w.Slide.Milliseconds(), w.Gap.Milliseconds(), w.Offset.Milliseconds(), w.Aggregates})
+		def, _ := json.Marshal(WindowDef{w.Type, w.Size.Milliseconds(), w.Slide.Milliseconds(), w.Gap.Milliseconds(), w.Offset.Milliseconds(), w.Aggregates})
 		p.windows = append(p.windows, windowPlan{cfg: w, op: op, stream: si, fields: fields, def: def})
 		p.streams[si].windows = append(p.streams[si].windows, wi)
 	}
@@ -115,4 +109,27 @@ func (p *plan) match(topic string) int {
 		}
 	}
 	return -1
+}
+
+// WindowDef is the descriptor saved with a window definition's state: a restart with
+// another definition must not reuse the state, and tools decode the state with it.
+type WindowDef struct {
+	Type       string   `json:"type"`
+	Size       int64    `json:"size_ms"`
+	Slide      int64    `json:"slide_ms"`
+	Gap        int64    `json:"gap_ms"`
+	Offset     int64    `json:"offset_ms"`
+	Aggregates []string `json:"aggregates"`
+}
+
+// ParseWindowDef reads a saved window definition.
+func ParseWindowDef(b []byte) (WindowDef, error) {
+	var d WindowDef
+	if b == nil {
+		return d, errors.New("the window definition was not saved")
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("reading the saved window definition %s: %w", b, err)
+	}
+	return d, nil
 }

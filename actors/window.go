@@ -99,7 +99,7 @@ func (w *window) onStarted() {
 	}
 	w.defSaved = true
 	for _, saved := range ks.Windows {
-		win, state, err := decodeWindowState(saved.Start, saved.State)
+		win, state, err := DecodeSavedWindow(saved)
 		if err == nil {
 			err = w.op.Restore(w.key, win, state)
 		}
@@ -317,10 +317,12 @@ func encodeWindowEnd(win windows.Window) []byte {
 	return binary.AppendVarint(make([]byte, 0, 64), win.End)
 }
 
-func decodeWindowState(start int64, b []byte) (windows.Window, []byte, error) {
-	end, n := binary.Varint(b)
-	if n <= 0 || end <= start {
-		return windows.Window{}, nil, fmt.Errorf("saved window at %d: bad end", start)
+// DecodeSavedWindow splits a saved window into the window and the operator's
+// encoding of its state (for windows.Operator.Restore).
+func DecodeSavedWindow(s persist.WindowState) (windows.Window, []byte, error) {
+	end, n := binary.Varint(s.State)
+	if n <= 0 || end <= s.Start {
+		return windows.Window{}, nil, fmt.Errorf("saved window at %d: bad end", s.Start)
 	}
-	return windows.Window{Start: start, End: end}, b[n:], nil
+	return windows.Window{Start: s.Start, End: end}, s.State[n:], nil
 }

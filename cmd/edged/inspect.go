@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edged/edged/actors"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -57,17 +56,6 @@ func inspectCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// windowDef is the descriptor the window actors persist per window definition
-// (actors/plan.go): enough to decode the saved accumulators.
-type windowDef struct {
-	Type       string   `json:"type"`
-	Size       int64    `json:"size_ms"`
-	Slide      int64    `json:"slide_ms"`
-	Gap        int64    `json:"gap_ms"`
-	Offset     int64    `json:"offset_ms"`
-	Aggregates []string `json:"aggregates"`
 }
 
 func printDevice(w io.Writer, store *persist.Store, device string, st *persist.DeviceState) {
@@ -129,7 +117,7 @@ func printKey(w io.Writer, device string, st *persist.DeviceState, key string) {
 		}
 		op, err := peekOperator(st.WindowDefs[ks.Window])
 		for _, saved := range ks.Windows {
-			win, state, werr := splitWindowState(saved)
+			win, state, werr := actors.DecodeSavedWindow(saved)
 			if werr == nil && err == nil {
 				werr = op.Restore(key, win, state)
 			}
@@ -152,12 +140,9 @@ func printKey(w io.Writer, device string, st *persist.DeviceState, key string) {
 // peekOperator builds an operator that can restore the saved windows of a window
 // definition; the assigner is irrelevant to restoring and peeking.
 func peekOperator(def []byte) (*windows.Operator, error) {
-	if def == nil {
-		return nil, errors.New("the window definition was not saved")
-	}
-	var d windowDef
-	if err := json.Unmarshal(def, &d); err != nil {
-		return nil, fmt.Errorf("reading the saved window definition %s: %w", def, err)
+	d, err := actors.ParseWindowDef(def)
+	if err != nil {
+		return nil, err
 	}
 	aggs, err := windows.ParseAggregates(d.Aggregates)
 	if err != nil {
@@ -166,19 +151,9 @@ func peekOperator(def []byte) (*windows.Operator, error) {
 	return windows.NewOperator(windows.OperatorConfig{Assigner: windows.Tumbling(1, 0), Aggregates: aggs}), nil
 }
 
-// splitWindowState undoes actors' framing of a saved window: its end as a varint,
-// then the operator's own encoding.
-func splitWindowState(s persist.WindowState) (windows.Window, []byte, error) {
-	end, n := binary.Varint(s.State)
-	if n <= 0 || end <= s.Start {
-		return windows.Window{}, nil, errors.New("bad window end")
-	}
-	return windows.Window{Start: s.Start, End: end}, s.State[n:], nil
-}
-
 func describeDef(def []byte) string {
-	var d windowDef
-	if def == nil || json.Unmarshal(def, &d) != nil {
+	d, err := actors.ParseWindowDef(def)
+	if err != nil {
 		return "(definition not saved)"
 	}
 	shape := fmt.Sprintf("%s size %dms", d.Type, d.Size)
