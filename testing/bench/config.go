@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/edged/edged/configs"
+)
+
+// writeConfig writes the benchmark's daemon and device files under dir and
+// loads them: one stream sensors/+/data keyed by sensor, one 10 s tumbling
+// window with count/avg/min/max/p95 of temp.
+func writeConfig(dir, durability, broker, httpListen string, qos int) (*configs.Daemon, string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "devices"), 0o755); err != nil {
+		return nil, "", err
+	}
+	daemon := fmt.Sprintf(`durability: %s
+data_dir: %s
+commit_interval: 50ms
+log: {level: warn}
+http: {listen: %q}
+broker: {url: %q, client_id: edged-bench}
+`, durability, filepath.Join(dir, "data"), httpListen, broker)
+	device := fmt.Sprintf(`device: bench
+streams:
+  - name: sensors
+    topic: sensors/+/data
+    qos: %d
+    timestamp: {field: ts, unit: ms}
+    key: {topic_segment: 1}
+    watermark: {strategy: bounded, max_out_of_orderness: 500ms, idle_timeout: 30s}
+windows:
+  - name: per-10s
+    stream: sensors
+    type: tumbling
+    size: 10s
+    aggregates: [count, avg(temp), min(temp), max(temp), p95(temp)]
+    output: {topic: "edged/{device}/{window}/{key}", qos: %d}
+`, qos, qos)
+	path := filepath.Join(dir, "edged.yaml")
+	if err := os.WriteFile(path, []byte(daemon), 0o644); err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "devices", "bench.yaml"), []byte(device), 0o644); err != nil {
+		return nil, "", err
+	}
+	cfg, err := configs.Load(path)
+	return cfg, path, err
+}

@@ -1,0 +1,109 @@
+// Command bench is `make bench`: edged's benchmark table. It generates a feed
+// with testing/sim, replays it through edged's actors with each durability,
+// runs a plain fastjson loop over the same payloads as the yardstick, and
+// searches the highest publish rate edged sustains through a private Mosquitto
+// without losing a message, at QoS 0 and QoS 1.
+//
+// Every measured run is a child process (this binary re-executed with -child),
+// so CPU time and peak RSS come from the kernel's accounting of that run alone.
+//
+// It is a program, not a test: run it with `go run ./testing/bench` (about 4
+// minutes on 2 cores) or `go run ./testing/bench -quick` (under a minute).
+// It imports whatever it measures; nothing imports it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+type options struct {
+	records     int
+	sensors     int
+	rate        float64 // readings/s per sensor in the generated file
+	liveSeconds time.Duration
+	liveBudget  time.Duration
+	skipLive    bool
+	child       string
+	childArgs   childArgs
+}
+
+func main() {
+	var o options
+	quick := flag.Bool("quick", false, "a fast pass: 200,000 records and short live trials")
+	flag.IntVar(&o.records, "records", 1_000_000, "records in the generated replay file")
+	flag.IntVar(&o.sensors, "sensors", 1000, "sensors in the feed")
+	flag.Float64Var(&o.rate, "rate", 10, "readings per second of each sensor in the generated file")
+	flag.DurationVar(&o.liveSeconds, "live-trial", 5*time.Second, "publishing time of one live trial")
+	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
+	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT part (no mosquitto needed)")
+	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
+	o.childArgs.register()
+	flag.Parse()
+	if *quick {
+		o.records = min(o.records, 200_000)
+		o.liveSeconds = min(o.liveSeconds, 3*time.Second)
+		o.liveBudget = min(o.liveBudget, 30*time.Second)
+	}
+	if o.child != "" {
+		if err := runChild(o.child, &o.childArgs); err != nil {
+			fmt.Fprintf(os.Stderr, "bench child %s: %v\n", o.child, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(&o); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(o *options) error {
+	dir, err := os.MkdirTemp("", "edged-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	began := time.Now()
+	input := filepath.Join(dir, "feed.jsonl")
+	fmt.Fprintf(os.Stderr, "generating %d records from %d sensors into %s\n", o.records, o.sensors, input)
+	if err := generateFeed(input, o.records, o.sensors, o.rate); err != nil {
+		return err
+	}
+	var rows []row
+	loop, err := measure(dir, "loop", "", input)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{name: "Go loop: fastjson + map of accumulators", m: loop})
+	var memory *measurement
+	for _, d := range []string{"memory", "process", "power"} {
+		fmt.Fprintf(os.Stderr, "replay, durability %s\n", d)
+		m, err := measure(dir, "replay", d, input)
+		if err != nil {
+			return err
+		}
+		if memory == nil {
+			memory = m
+		}
+		rows = append(rows, row{name: "edged replay, durability " + d, m: m, base: memory})
+	}
+	if !o.skipLive {
+		live, err := liveSearch(dir, o)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, live...)
+	}
+	printTable(os.Stdout, o, rows, loop, time.Since(began))
+	return nil
+}
+
+func header(o *options) string {
+	return fmt.Sprintf("edged benchmark: %d records, %d sensors, 10 s tumbling count/avg/min/max/p95 per sensor, 500 ms disorder; %s, %s/%s, %d CPUs",
+		o.records, o.sensors, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+}

@@ -1,0 +1,12 @@
+// Package sim is edged's sensor simulator: a seeded feed of out-of-order JSON
+// readings from many sensors (bounded disorder, a fraction held back and sent
+// late, some sensors falling silent halfway), published to an MQTT broker paced
+// by the wall clock, or written in the replay format of `edged replay`.
+//
+// The same Config (seed and start time included) always gives the same
+// sequence of (topic, payload, send time). `edged simulate`, `edged demo`, the
+// benchmark and the end-to-end suites use it.
+//
+// It imports only the standard library: publishing goes through the small
+// Publisher interface, which *mqtt.Client satisfies. It must not import actors.
+package sim
