@@ -33,7 +33,7 @@ windows:
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := &configs.Daemon{CommitInterval: 200_000_000, DedupTTL: 3600_000_000_000,
+	cfg := &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
 		Limits: configs.Limits{MaxInflight: 10000}, Devices: []*configs.Device{dev}}
 	const sensors, perSensor = 1000, 100
 	var in bytes.Buffer

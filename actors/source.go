@@ -235,6 +235,10 @@ func (s *source) emit(ctx actor.Context, now int64) {
 }
 
 func (s *source) onFlush(ctx actor.Context, epoch uint64) {
+	if !s.dirty && s.pending.empty() {
+		ctx.Send(s.committer, &Flushed{Epoch: epoch})
+		return
+	}
 	u := s.pending
 	s.pending = unit{}
 	if s.dirty {

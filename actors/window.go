@@ -33,9 +33,11 @@ type window struct {
 	open       map[int64]struct{}      // starts of the windows holding state
 	valveDirty bool
 	joined     bool                   // a stream fed the key for the first time since the last flush
+	fired      bool                   // a window fired or was purged since the valve was saved
 	recent     [2]map[uint64]struct{} // QoS 1 ids applied since the last flush, and in the one before
 	inputs     map[string]struct{}    // streams that fed the key
 	defSaved   bool
+	stateSize  int // bytes of the largest window state encoded so far
 	pending    unit
 	restored   *persist.KeyState
 	reload     bool
@@ -235,6 +237,7 @@ func (w *window) lateRecord(r *RecordDecoded, l *windows.Late) *lateRecord {
 // drain turns the operator's output into pending changes: results to the outboxes,
 // windows to write or delete.
 func (w *window) drain(now int64) {
+	w.fired = w.fired || len(w.out.Results) > 0 || len(w.out.Purged) > 0
 	for i := range w.out.Results {
 		res := &w.out.Results[i]
 		if res.Kind == windows.LateUpdate {
@@ -290,8 +293,9 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 		if !put {
 			continue
 		}
-		state, ok := w.op.AppendState(encodeWindowEnd(win), w.key, win)
+		state, ok := w.op.AppendState(encodeWindowEnd(win, w.stateSize), w.key, win)
 		if ok {
+			w.stateSize = max(w.stateSize, len(state))
 			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
 		}
 	}
@@ -300,21 +304,22 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
 		w.defSaved = true
 	}
-	// The valve (and with it the operator's watermark) is saved with the window changes
-	// it caused: a restart then judges lateness against a watermark at least as high as
-	// the one that fired or purged what the store holds, and writing it on every
-	// watermark advance would double the writes of a quiet key.
-	if w.valveDirty && (len(u.puts) > 0 || len(u.deletes) > 0 || w.joined) {
+	// The valve (and with it the operator's watermark) is saved with the firings and
+	// purges it caused: a restart then judges lateness against a watermark at least as
+	// high as the one behind what the store holds. Saving it on every advance would
+	// add a write per key and flush.
+	if w.valveDirty && (w.fired || w.joined) {
 		u.valve = &valvePut{device: w.device, window: name, key: w.key, watermark: w.op.Watermark(), inputs: w.valve.State()}
-		w.valveDirty, w.joined = false, false
+		w.valveDirty, w.joined, w.fired = false, false, false
 	}
 	ctx.Send(w.committer, &Flushed{Epoch: epoch, Unit: &u})
 }
 
 // A saved window is its end (the store keys it by start) followed by the operator's
 // own versioned encoding.
-func encodeWindowEnd(win windows.Window) []byte {
-	return binary.AppendVarint(make([]byte, 0, 64), win.End)
+// sizeHint is the largest state seen so far, so one allocation usually holds it.
+func encodeWindowEnd(win windows.Window, sizeHint int) []byte {
+	return binary.AppendVarint(make([]byte, 0, max(sizeHint, 64)), win.End)
 }
 
 // DecodeSavedWindow splits a saved window into the window and the operator's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/DataDog/sketches-go/ddsketch/store"
@@ -121,19 +122,42 @@ func (a *Aggregates) decodeAccumulator(r *reader) (accumulator, error) {
 func appendQuantileSketch(dst []byte, s *ddsketch.DDSketch) []byte {
 	dst = append(dst, quantileVersion)
 	dst = binary.AppendUvarint(dst, uint64(s.GetZeroCount()))
-	for _, st := range []store.Store{s.GetPositiveValueStore(), s.GetNegativeValueStore()} {
-		var bins int
-		st.ForEach(func(int, float64) bool { bins++; return false })
-		dst = binary.AppendUvarint(dst, uint64(bins))
-		prev := 0
-		st.ForEach(func(index int, count float64) bool {
-			dst = binary.AppendVarint(dst, int64(index-prev))
-			dst = binary.AppendUvarint(dst, uint64(count))
-			prev = index
-			return false
-		})
-	}
+	e := binEncoders.Get().(*binEncoder)
+	dst = e.appendStore(dst, s.GetPositiveValueStore())
+	dst = e.appendStore(dst, s.GetNegativeValueStore())
+	e.dst = nil
+	binEncoders.Put(e)
 	return dst
+}
+
+// binEncoder writes a sketch store's bins. Its visit funcs are bound once, so
+// encoding a window's sketch on every commit allocates nothing: a closure handed
+// to the store interface would escape each time.
+type binEncoder struct {
+	dst        []byte
+	bins, prev int
+	count      func(int, float64) bool
+	write      func(int, float64) bool
+}
+
+var binEncoders = sync.Pool{New: func() any {
+	e := &binEncoder{}
+	e.count = func(int, float64) bool { e.bins++; return false }
+	e.write = func(index int, count float64) bool {
+		e.dst = binary.AppendVarint(e.dst, int64(index-e.prev))
+		e.dst = binary.AppendUvarint(e.dst, uint64(count))
+		e.prev = index
+		return false
+	}
+	return e
+}}
+
+func (e *binEncoder) appendStore(dst []byte, st store.Store) []byte {
+	e.bins, e.prev = 0, 0
+	st.ForEach(e.count)
+	e.dst = binary.AppendUvarint(dst, uint64(e.bins))
+	st.ForEach(e.write)
+	return e.dst
 }
 
 func decodeQuantileSketch(r *reader) *ddsketch.DDSketch {
