@@ -32,7 +32,7 @@ func newCommitter(e *env, device string) *committer {
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
-		c.waiting[m.Epoch]--
+		c.waiting[m.Epoch] += m.Extra - 1
 		if m.Unit != nil && !m.Unit.empty() {
 			c.units = append(c.units, m.Unit)
 		}

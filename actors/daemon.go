@@ -106,8 +106,6 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 			persistent = persistent || s.QoS > 0
 		}
 	}
-	root := d.topo.system.Root
-	send := func(pid *actor.PID, m any) { root.Send(pid, m) }
 	maxPayload := d.cfg.Limits.MaxPayload
 	return mqtt.Connect(ctx, mqtt.Options{
 		URL: url, ClientID: d.cfg.Broker.ClientID, Username: d.cfg.Broker.Username, Password: d.cfg.Broker.Password,
@@ -124,7 +122,7 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 				payload = fmt.Appendf(nil, "payload of %d bytes exceeds limits.max_payload %d", len(payload), maxPayload)
 			}
 			in := &Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
-			d.topo.router.route(send, in, m.Ack)
+			d.topo.router.route(in, m.Ack)
 		},
 		OnConnect:        func() { d.metrics.BrokerUp.Set(1) },
 		OnConnectionLost: func(error) { d.metrics.BrokerUp.Set(0) },

@@ -24,7 +24,6 @@ type Inbound struct {
 // actors of its key. It is shared read-only by every window actor it reaches.
 type RecordDecoded struct {
 	Stream  string // concrete topic
-	Def     int    // index of the stream definition in the device config
 	Key     string
 	TS      int64
 	Values  []windows.Value // aligned with the stream definition's value fields
@@ -36,6 +35,28 @@ type RecordDecoded struct {
 	Arrived int64
 	ack     *ack
 }
+
+// sourceWanted asks the pipeline for the source actor of a topic, spawned if new; the
+// answer is its *sourceHandle.
+type sourceWanted struct{ topic string }
+
+// routeRecord asks the pipeline to deliver a record to the window actor of a key the
+// source has no address for yet; the pipeline answers with keyBound.
+type routeRecord struct {
+	win int
+	rec *RecordDecoded
+}
+
+// keyBound gives a source the address of a window actor it feeds, so its records and
+// watermarks go there directly from then on.
+type keyBound struct {
+	id  keyID
+	pid *actor.PID
+}
+
+// sourceRestarted asks the pipeline for every key the stream fed (keyBound each),
+// after the source lost its addresses to a restart.
+type sourceRestarted struct{ stream string }
 
 // WatermarkEmitted is a stream's new watermark status, for the window actors it fed.
 type WatermarkEmitted struct {
@@ -63,9 +84,12 @@ type EpochClosed struct {
 }
 
 // Flushed is one actor's uncommitted changes; the committer applies it atomically.
+// A source passes the flush on to the window actors it touched and says how many in
+// Extra, before it asks them, so the committer knows to wait for their answers.
 type Flushed struct {
 	Epoch uint64
 	Unit  *unit
+	Extra int
 }
 
 // Published reports that the sink delivered results from a device's result outbox.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,38 +13,40 @@ import (
 	"github.com/edged/edged/watermark"
 )
 
-// pipeline is the supervisor and router of one device: it spawns a source actor per
-// concrete topic and a window actor per window definition and key, routes records and
-// watermarks between them, and drives the group commit.
+// pipeline is the supervisor of one device: it spawns a source actor per concrete
+// topic and a window actor per window definition and key, introduces sources to the
+// window actors they feed (after that, records and watermarks go directly), and
+// drives the group commit.
 type pipeline struct {
 	env      *env
 	plan     *plan
 	inflight *atomic.Int64
+	direct   *sync.Map // topic -> *sourceHandle, the router's cache; cleared on restart
 	log      *slog.Logger
 
-	committer      *actor.PID
-	sources        map[string]*sourceRef // by concrete topic
-	order          []*sourceRef          // spawn order: ticks go out deterministically
-	keys           map[keyID]*keyRef
-	fedBy          map[string][]*keyRef // stream -> window actors it fed, first-fed order
-	touched        []*ref               // actors changed since the last flush
-	epoch          uint64
+	committer *actor.PID
+	sources   map[string]*sourceHandle // by concrete topic
+	order     []*sourceHandle          // spawn order: ticks and flushes go out deterministically
+	keys      map[keyID]*keyRef
+	fedBy     map[string][]*keyRef // stream -> window actors it fed, first-fed order
+	touched   []*keyRef            // window actors sent records through the pipeline since the last flush
+	epoch     uint64
+
 	nextFlush      int64
 	nextSourceTick int64
 }
 
-type ref struct {
-	pid     *actor.PID
-	touched bool
-}
-
-type sourceRef struct {
-	ref
-	def int
+// sourceHandle is a source actor as the router and the pipeline see it. The source
+// sets dirty when it holds changes, so a flush skips the sources with nothing to say.
+type sourceHandle struct {
+	pid   *actor.PID
+	dirty atomic.Bool
 }
 
 type keyRef struct {
-	ref
+	id      keyID
+	pid     *actor.PID
+	touched bool
 	streams map[string]struct{}
 }
 
@@ -52,13 +55,14 @@ type keyID struct {
 	key string
 }
 
-func newPipeline(e *env, p *plan, inflight *atomic.Int64) *pipeline {
+func newPipeline(e *env, p *plan, inflight *atomic.Int64, direct *sync.Map) *pipeline {
 	return &pipeline{
 		env:      e,
 		plan:     p,
 		inflight: inflight,
+		direct:   direct,
 		log:      e.log.With("device", p.device.ID),
-		sources:  map[string]*sourceRef{},
+		sources:  map[string]*sourceHandle{},
 		keys:     map[keyID]*keyRef{},
 		fedBy:    map[string][]*keyRef{},
 	}
@@ -68,12 +72,18 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		p.onStarted(ctx)
-	case *Inbound:
-		p.onInbound(ctx, m)
-	case *RecordDecoded:
-		p.onRecord(ctx, m)
-	case *WatermarkEmitted:
-		p.onWatermark(ctx, m)
+	case *sourceWanted:
+		src := p.sources[m.topic]
+		if src == nil { // the router asks only for topics that match a stream
+			src = p.spawnSource(ctx, m.topic, p.plan.match(m.topic), nil)
+		}
+		ctx.Respond(src)
+	case *routeRecord:
+		p.onRoute(ctx, m)
+	case *sourceRestarted:
+		for _, k := range p.fedBy[m.stream] {
+			p.bind(ctx, m.stream, k)
+		}
 	case *MarkWatermark:
 		p.onMark(ctx, m)
 	case *Tick:
@@ -87,20 +97,12 @@ func (p *pipeline) Receive(ctx actor.Context) {
 // windows that came due while edged was down fire on the first advance.
 func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
+	p.direct.Clear() // a restarted pipeline's sources are new actors
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
 	st, err := p.env.store.LoadDevice(dev)
 	if err != nil {
 		// Without its state the device would count records twice; stop it loudly.
 		panic(fmt.Errorf("loading state of device %s: %w", dev, err))
-	}
-	for _, topic := range sortedKeys(st.Streams) {
-		def := p.plan.match(topic)
-		if def < 0 {
-			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", topic)
-			continue
-		}
-		gs := st.Streams[topic]
-		p.spawnSource(ctx, topic, def, &gs)
 	}
 	byName := map[string]int{}
 	for i, w := range p.plan.windows {
@@ -122,6 +124,16 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 		for _, in := range ks.Valve {
 			p.feed(in.Input, k)
 		}
+	}
+	// Sources after keys: a restored source is introduced to the keys it fed.
+	for _, topic := range sortedKeys(st.Streams) {
+		def := p.plan.match(topic)
+		if def < 0 {
+			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", topic)
+			continue
+		}
+		gs := st.Streams[topic]
+		p.spawnSource(ctx, topic, def, &gs)
 	}
 	p.resendResults(ctx)
 	if p.env.late != nil {
@@ -159,42 +171,34 @@ func (p *pipeline) resendResults(ctx actor.Context) {
 	}
 }
 
-func (p *pipeline) onInbound(ctx actor.Context, m *Inbound) {
-	src := p.sources[m.Topic]
-	if src == nil { // the router only sends topics that match a stream
-		src = p.spawnSource(ctx, m.Topic, p.plan.match(m.Topic), nil)
+// onRoute delivers a record to a key the source has no address for, spawning the
+// window actor if need be, and gives the source the address.
+func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
+	id := keyID{m.win, m.rec.Key}
+	k := p.keys[id]
+	if k == nil {
+		k = p.spawnKey(ctx, id, nil)
 	}
-	p.touch(&src.ref)
-	ctx.Send(src.pid, m)
-}
-
-func (p *pipeline) onRecord(ctx actor.Context, r *RecordDecoded) {
-	for _, wi := range p.plan.streams[r.Def].windows {
-		id := keyID{wi, r.Key}
-		k := p.keys[id]
-		if k == nil {
-			k = p.spawnKey(ctx, id, nil)
-		}
-		p.feed(r.Stream, k)
-		p.touch(&k.ref)
-		ctx.Send(k.pid, r)
+	if !k.touched {
+		k.touched = true
+		p.touched = append(p.touched, k)
+	}
+	ctx.Send(k.pid, m.rec)
+	if p.feed(m.rec.Stream, k) {
+		p.bind(ctx, m.rec.Stream, k)
 	}
 }
 
-func (p *pipeline) onWatermark(ctx actor.Context, m *WatermarkEmitted) {
-	if p.env.traceWatermark != nil {
-		p.env.traceWatermark(p.plan.device.ID, m)
-	}
-	for _, k := range p.fedBy[m.Stream] {
-		p.touch(&k.ref)
-		ctx.Send(k.pid, m)
+// bind tells a stream's source the address of a window actor it feeds.
+func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
+	if src := p.sources[stream]; src != nil {
+		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid})
 	}
 }
 
 func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
 	if m.Stream == "" {
 		for _, s := range p.order {
-			p.touch(&s.ref)
 			ctx.Send(s.pid, m)
 		}
 		return
@@ -208,7 +212,6 @@ func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
 		}
 		src = p.spawnSource(ctx, m.Stream, def, nil)
 	}
-	p.touch(&src.ref)
 	ctx.Send(src.pid, m)
 }
 
@@ -231,53 +234,59 @@ func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
 	p.env.metrics.Inflight.WithLabelValues(p.plan.device.ID).Set(float64(p.inflight.Load()))
 }
 
-// flush asks every actor touched since the last flush for its changes and tells the
-// committer how many answers make up the epoch.
+// flush asks every source with changes, and every window actor the pipeline itself
+// sent records to, for their changes (sources pass it on to the window actors they
+// touched) and tells the committer how many direct answers make up the epoch.
 func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 	p.epoch++
 	f := &Flush{Epoch: p.epoch}
-	for _, r := range p.touched {
-		r.touched = false
-		ctx.Send(r.pid, f)
+	n := 0
+	for _, s := range p.order {
+		if s.dirty.Swap(false) {
+			ctx.Send(s.pid, f)
+			n++
+		}
 	}
-	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: len(p.touched), done: done})
+	for _, k := range p.touched {
+		k.touched = false
+		ctx.Send(k.pid, f)
+	}
+	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: n + len(p.touched), done: done})
 	p.touched = p.touched[:0]
 }
 
-func (p *pipeline) touch(r *ref) {
-	if !r.touched {
-		r.touched = true
-		p.touched = append(p.touched, r)
-	}
-}
-
-// feed records that stream fed window actor k, so the stream's watermarks reach it.
-func (p *pipeline) feed(stream string, k *keyRef) {
+// feed records that stream fed window actor k, so a restarted source can be told
+// again; it reports whether that is new.
+func (p *pipeline) feed(stream string, k *keyRef) bool {
 	if _, ok := k.streams[stream]; ok {
-		return
+		return false
 	}
 	k.streams[stream] = struct{}{}
 	p.fedBy[stream] = append(p.fedBy[stream], k)
+	return true
 }
 
 // spawnSource starts the source actor of a concrete topic. restored is used by the
 // first incarnation only; one restarted after a panic reloads its state from the store,
 // since what it had in memory since the last commit was never acknowledged.
-func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restored *watermark.GeneratorState) *sourceRef {
+func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restored *watermark.GeneratorState) *sourceHandle {
 	dev := p.plan.device.ID
 	sp := &p.plan.streams[def]
+	h := &sourceHandle{}
 	incarnation := 0
 	props := p.env.props(func() actor.Actor {
 		incarnation++
 		r := restored
 		restored = nil
-		return newSource(p.env, dev, topic, def, sp, p.committer, r, incarnation > 1)
+		return newSource(p.env, dev, topic, sp, p.committer, h, r, incarnation > 1)
 	})
-	pid := p.spawn(ctx, props, "src:"+topic)
-	s := &sourceRef{ref: ref{pid: pid}, def: def}
-	p.sources[topic] = s
-	p.order = append(p.order, s)
-	return s
+	h.pid = p.spawn(ctx, props, "src:"+topic)
+	p.sources[topic] = h
+	p.order = append(p.order, h)
+	for _, k := range p.fedBy[topic] {
+		p.bind(ctx, topic, k)
+	}
+	return h
 }
 
 func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
@@ -291,7 +300,7 @@ func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeySt
 		return newWindow(p.env, dev, wp, id.key, p.committer, r, incarnation > 1)
 	})
 	pid := p.spawn(ctx, props, "win:"+wp.cfg.Name+":"+id.key)
-	k := &keyRef{ref: ref{pid: pid}, streams: map[string]struct{}{}}
+	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
 	p.keys[id] = k
 	return k
 }

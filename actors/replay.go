@@ -76,7 +76,6 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		topo.env.traceWatermark = w.watermark
 	}
 	root := topo.system.Root
-	send := func(pid *actor.PID, m any) { root.Send(pid, m) }
 	in := bufio.NewScanner(o.Input)
 	in.Buffer(make([]byte, 0, 1<<16), 16<<20)
 	var (
@@ -143,7 +142,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 				payload = p.MarshalTo(nil)
 			}
 			// QoS 0: nothing is redelivered in a replay, so no dedup marks are needed.
-			topo.router.route(send, &Inbound{Topic: topic, Payload: payload, At: now}, nil)
+			topo.router.route(&Inbound{Topic: topic, Payload: payload, At: now}, nil)
 		default:
 			return stats, fmt.Errorf("input line %d: neither a message (topic, payload) nor a watermark (stream, watermark)", stats.Lines)
 		}

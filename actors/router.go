@@ -1,14 +1,21 @@
 package actors
 
 import (
+	"fmt"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// router hands each incoming message to the pipelines of the devices whose streams
-// match its topic. It runs on the MQTT client's goroutine, so it only counts and sends.
+// router hands each incoming message to the source actors of the devices whose
+// streams match its topic. It runs on one goroutine at a time (the MQTT client's, or
+// replay's), so it only counts and sends; the first message of a new topic waits
+// for the pipeline to spawn its source, so every message of a topic takes one path
+// and they stay in order.
 type router struct {
+	root      *actor.RootContext
 	devices   []routedDevice
 	unmatched func(topic string, at int64) // counts and logs a message no stream matches
 	blocked   func() bool                  // intake is blocked: shed QoS 0
@@ -17,15 +24,19 @@ type router struct {
 
 type routedDevice struct {
 	plan        *plan
-	pid         *actor.PID
+	pid         *actor.PID // the pipeline
+	sources     *sync.Map  // topic -> *sourceHandle; the pipeline clears it when it restarts
 	inflight    *atomic.Int64
 	maxInflight int64
 	overload    func()
 }
 
+// spawnTimeout bounds the wait for a new topic's source actor.
+const spawnTimeout = 5 * time.Second
+
 // route delivers one message; ackFn acknowledges it to the broker once every device
 // that took it made its effect durable.
-func (r *router) route(send func(*actor.PID, any), m *Inbound, ackFn func()) {
+func (r *router) route(m *Inbound, ackFn func()) {
 	if r.closing.Load() {
 		// Shutting down: leave the message unacknowledged so the broker redelivers it.
 		return
@@ -59,6 +70,11 @@ func (r *router) route(send func(*actor.PID, any), m *Inbound, ackFn func()) {
 		ackFn = shared.done
 	}
 	for i, d := range taken {
+		src, err := r.source(d, m.Topic)
+		if err != nil {
+			// Left unacknowledged: the broker redelivers it after a reconnect.
+			continue
+		}
 		in := m
 		if i > 0 {
 			c := *m
@@ -66,8 +82,23 @@ func (r *router) route(send func(*actor.PID, any), m *Inbound, ackFn func()) {
 		}
 		in.ack = newAck(ackFn, d.inflight)
 		d.inflight.Add(1)
-		send(d.pid, in)
+		r.root.Send(src, in)
 	}
+}
+
+// source returns the source actor of a topic, asking the pipeline to spawn it the
+// first time.
+func (r *router) source(d *routedDevice, topic string) (*actor.PID, error) {
+	if h, ok := d.sources.Load(topic); ok {
+		return h.(*sourceHandle).pid, nil
+	}
+	res, err := r.root.RequestFuture(d.pid, &sourceWanted{topic: topic}, spawnTimeout).Result()
+	if err != nil {
+		return nil, fmt.Errorf("starting the source of %s: %w", topic, err)
+	}
+	h := res.(*sourceHandle)
+	d.sources.Store(topic, h)
+	return h.pid, nil
 }
 
 func (r *router) anyMatch(topic string) bool {

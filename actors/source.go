@@ -13,15 +13,20 @@ import (
 )
 
 // source is the actor of one concrete sensor topic: it decodes payloads, owns the
-// stream's watermark generator, and emits records and watermark changes to the
-// pipeline, which routes them to the window actors of their keys.
+// stream's watermark generator, and sends records and watermark changes to the window
+// actors of their keys (through the pipeline until it has a key's address).
 type source struct {
 	env       *env
 	device    string
 	topic     string
-	def       int
 	plan      *streamPlan
 	committer *actor.PID
+	handle    *sourceHandle
+
+	bound   map[keyID]*boundKey // window actors this stream feeds
+	fed     []*boundKey         // the same, in binding order: watermarks go to each
+	touched []*boundKey         // sent something since the last flush
+	now     int64               // the latest processing time seen
 
 	gen      *watermark.Generator
 	ext      *mqtt.Extractor
@@ -42,10 +47,17 @@ type source struct {
 	idleGauge    prometheus.Gauge
 }
 
-func newSource(e *env, device, topic string, def int, p *streamPlan, committer *actor.PID, restored *watermark.GeneratorState, reload bool) *source {
+// boundKey is a window actor the source feeds.
+type boundKey struct {
+	pid     *actor.PID
+	touched bool
+}
+
+func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
 	m := e.metrics
 	return &source{
-		env: e, device: device, topic: topic, def: def, plan: p, committer: committer,
+		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
+		bound:        map[keyID]*boundKey{},
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),
 		restored:     restored,
@@ -64,7 +76,10 @@ func (s *source) Receive(ctx actor.Context) {
 	case *actor.Started:
 		if s.reload {
 			s.loadSaved()
+			ctx.Send(ctx.Parent(), &sourceRestarted{stream: s.topic})
 		}
+	case *keyBound:
+		s.onKeyBound(ctx, m)
 	case *Inbound:
 		s.onInbound(ctx, m)
 	case *Tick:
@@ -88,9 +103,10 @@ func (s *source) loadSaved() {
 	}
 }
 
-// begin applies saved state at the first processing time the actor learns, so that
+// begin notes processing time; the first time, it applies saved state, so that
 // downtime is not mistaken for idleness.
 func (s *source) begin(now int64) {
+	s.now = max(s.now, now)
 	if s.started {
 		return
 	}
@@ -104,6 +120,7 @@ func (s *source) begin(now int64) {
 
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	s.begin(m.At)
+	s.handle.dirty.Store(true)
 	id := messageID(m.Topic, m.Payload)
 	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
 		s.decodeErrors.Inc()
@@ -145,13 +162,41 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	}
 	r := &s.reading
 	rec := &RecordDecoded{
-		Stream: s.topic, Def: s.def, Key: r.Key, TS: r.TS,
+		Stream: s.topic, Key: r.Key, TS: r.TS,
 		Values: s.values(r.Values), Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
 	}
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
-	ctx.Send(ctx.Parent(), rec)
+	for _, wi := range s.plan.windows {
+		if b := s.bound[keyID{wi, r.Key}]; b != nil {
+			s.touch(b)
+			ctx.Send(b.pid, rec)
+		} else {
+			ctx.Send(ctx.Parent(), &routeRecord{win: wi, rec: rec})
+		}
+	}
 	return true
+}
+
+// onKeyBound starts sending to a window actor directly. It first gets the stream's
+// current status: a watermark emitted while its address was on the way did not reach it.
+func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
+	if _, ok := s.bound[m.id]; ok {
+		return
+	}
+	b := &boundKey{pid: m.pid}
+	s.bound[m.id] = b
+	s.fed = append(s.fed, b)
+	s.touch(b)
+	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.topic, Status: s.status(), At: s.now})
+}
+
+func (s *source) touch(b *boundKey) {
+	if !b.touched {
+		b.touched = true
+		s.touched = append(s.touched, b)
+		s.handle.dirty.Store(true)
+	}
 }
 
 // reject sends a record that cannot enter any window to the late output and keeps
@@ -227,25 +272,43 @@ func (s *source) emit(ctx actor.Context, now int64) {
 		return
 	}
 	s.dirty = true
+	s.handle.dirty.Store(true)
 	if st.Watermark != watermark.Min {
 		s.wmGauge.Set(float64(st.Watermark))
 	}
 	s.idleGauge.Set(b2f(st.Idle))
-	ctx.Send(ctx.Parent(), &WatermarkEmitted{Stream: s.topic, Status: st, At: now})
+	wm := &WatermarkEmitted{Stream: s.topic, Status: st, At: now}
+	if s.env.traceWatermark != nil {
+		s.env.traceWatermark(s.device, wm)
+	}
+	for _, b := range s.fed {
+		s.touch(b)
+		ctx.Send(b.pid, wm)
+	}
 }
 
+// onFlush hands the committer the source's own changes and passes the flush on to the
+// window actors it touched, telling the committer first how many answers to expect.
 func (s *source) onFlush(ctx actor.Context, epoch uint64) {
-	if !s.dirty && s.pending.empty() {
-		ctx.Send(s.committer, &Flushed{Epoch: epoch})
-		return
+	f := &Flushed{Epoch: epoch, Extra: len(s.touched)}
+	if s.dirty || !s.pending.empty() {
+		u := s.pending
+		s.pending = unit{}
+		if s.dirty {
+			u.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
+			s.dirty = false
+		}
+		f.Unit = &u
 	}
-	u := s.pending
-	s.pending = unit{}
-	if s.dirty {
-		u.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
-		s.dirty = false
+	ctx.Send(s.committer, f)
+	if len(s.touched) > 0 {
+		wf := &Flush{Epoch: epoch}
+		for _, b := range s.touched {
+			b.touched = false
+			ctx.Send(b.pid, wf)
+		}
+		s.touched = s.touched[:0]
 	}
-	ctx.Send(s.committer, &Flushed{Epoch: epoch, Unit: &u})
 }
 
 // messageID identifies a message by content, so a broker's redelivery after a crash

@@ -70,9 +70,8 @@ windows:
 func TestAPanickingWindowActorRestartsAndTheOthersKeepRunning(t *testing.T) {
 	topo, pub, logs := newTestTopology(t, supervisionDevice)
 	root := topo.system.Root
-	send := func(pid *actor.PID, m any) { root.Send(pid, m) }
 	publish := func(at int64, topic, payload string) {
-		topo.router.route(send, &Inbound{Topic: topic, Payload: []byte(payload), QoS: 1, At: at}, nil)
+		topo.router.route(&Inbound{Topic: topic, Payload: []byte(payload), QoS: 1, At: at}, nil)
 	}
 	const t0 = 1_733_140_000_000
 	publish(1, "t/a", `{"ts":1733140000100,"v":1}`)
@@ -83,7 +82,7 @@ func TestAPanickingWindowActorRestartsAndTheOthersKeepRunning(t *testing.T) {
 	}
 	// A record whose values do not match the window's fields makes the window actor
 	// of key a panic while it handles it.
-	root.Send(topo.pipelines[0], &RecordDecoded{Stream: "t/a", Key: "a", TS: t0 + 200, ack: newAck(nil, nil)})
+	root.Send(topo.pipelines[0], &routeRecord{rec: &RecordDecoded{Stream: "t/a", Key: "a", TS: t0 + 200, ack: newAck(nil, nil)}})
 	publish(20, "t/a", `{"ts":1733140000300,"v":2}`)
 	publish(20, "t/b", `{"ts":1733140000300,"v":2}`)
 	publish(30, "t/a", `{"ts":1733140002000,"v":0}`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -47,14 +48,14 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	if late != nil {
 		e.late = late(e)
 	}
-	t.router = &router{blocked: e.blocked, unmatched: func(topic string, at int64) {
+	t.router = &router{root: system.Root, blocked: e.blocked, unmatched: func(topic string, at int64) {
 		m.Unmatched.Inc()
 		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
 	}}
 	for _, p := range plans {
-		inflight := &atomic.Int64{}
+		inflight, direct := &atomic.Int64{}, &sync.Map{}
 		dev := p.device.ID
-		props := e.props(func() actor.Actor { return newPipeline(e, p, inflight) },
+		props := e.props(func() actor.Actor { return newPipeline(e, p, inflight, direct) },
 			actor.WithSupervisor(newSupervisor(log, dev)))
 		pid, err := system.Root.SpawnNamed(props, "device:"+dev)
 		if err != nil {
@@ -63,7 +64,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		t.pipelines = append(t.pipelines, pid)
 		overload := m.Overload.WithLabelValues(dev)
 		t.router.devices = append(t.router.devices, routedDevice{
-			plan: p, pid: pid, inflight: inflight,
+			plan: p, pid: pid, inflight: inflight, sources: direct,
 			maxInflight: int64(cfg.Limits.MaxInflight), overload: overload.Inc,
 		})
 	}
