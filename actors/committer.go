@@ -21,9 +21,14 @@ type committer struct {
 	dones   []chan struct{}
 	failed  bool
 
+	givenUp   uint64 // the newest epoch no longer waited for
 	delivered *unit  // the unit in units collecting dequeues, if any
 	held      []*ack // committed, not yet acknowledged: intake is blocked
 }
+
+// maxOpenEpochs is how many closed epochs may wait for replies before the oldest is
+// given up on.
+const maxOpenEpochs = 8
 
 func newCommitter(e *env, device string) *committer {
 	return &committer{env: e, device: device, waiting: map[uint64]int{}}
@@ -32,7 +37,9 @@ func newCommitter(e *env, device string) *committer {
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
-		c.waiting[m.Epoch] += m.Extra - 1
+		if m.Epoch > c.givenUp {
+			c.waiting[m.Epoch] += m.Extra - 1
+		}
 		if m.Unit != nil && !m.Unit.empty() {
 			c.units = append(c.units, m.Unit)
 		}
@@ -43,11 +50,14 @@ func (c *committer) Receive(ctx actor.Context) {
 		if m.done != nil {
 			c.dones = append(c.dones, m.done)
 		}
-		// An epoch still open when the next one closes lost a reply (an actor
-		// restarted mid-flush): commit what arrived rather than stall the device.
-		for len(c.closed) > 1 && c.waiting[c.closed[0]] > 0 {
-			c.env.log.Warn("committing an incomplete epoch", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
+		// Replies to an epoch may still be on their way when the next one closes; an
+		// epoch that stays incomplete for many more lost a reply (an actor restarted
+		// mid-flush): stop waiting for it rather than stall the device. Whatever
+		// arrives for it later is committed with the next epoch.
+		for len(c.closed) > maxOpenEpochs && c.waiting[c.closed[0]] > 0 {
+			c.env.log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
 			delete(c.waiting, c.closed[0])
+			c.givenUp = c.closed[0]
 			c.closed = c.closed[1:]
 		}
 		c.maybeCommit(ctx)

@@ -27,6 +27,9 @@ type ReplayOptions struct {
 	// Durability of the state in DataDir (zero value: persist.Process); the
 	// benchmark compares the cost of each.
 	Durability persist.Durability
+	// KeepOpen skips the final +∞ watermark: windows still open at the end of the
+	// input stay open in DataDir, so a later replay into it can go on.
+	KeepOpen bool
 	Log        *slog.Logger
 }
 
@@ -43,7 +46,8 @@ const maxReplayGap = 10 * 60 * 1000
 // Replay runs the same topology as `run` on recorded input, with a virtual clock that
 // jumps to each line's time and the synchronized dispatcher, so the same input always
 // gives byte-identical output. At the end of the input every stream's watermark
-// moves to +∞, as Flink does at the end of a bounded input, so every window fires.
+// moves to +∞, as Flink does at the end of a bounded input, so every window fires
+// (unless KeepOpen).
 func Replay(o ReplayOptions) (ReplayStats, error) {
 	var stats ReplayStats
 	log := o.Log
@@ -150,8 +154,10 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	if err := in.Err(); err != nil {
 		return stats, fmt.Errorf("reading input: %w", err)
 	}
-	for _, p := range topo.pipelines {
-		root.Send(p, &MarkWatermark{Watermark: math.MaxInt64, At: now})
+	if !o.KeepOpen {
+		for _, p := range topo.pipelines {
+			root.Send(p, &MarkWatermark{Watermark: math.MaxInt64, At: now})
+		}
 	}
 	topo.flushAll() // the synchronized dispatcher has committed when Send returns
 	// The sink confirmed what that commit published; commit the confirmations too,

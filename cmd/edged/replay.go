@@ -16,6 +16,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	output := fs.String("output", "", "output file (default stdout)")
 	wms := fs.Bool("watermarks", false, "also write every watermark change")
 	data := fs.String("data", "", "state directory to replay into (default: in memory)")
+	keepOpen := fs.Bool("keep-open", false, "leave windows open at the end of the input (no final +inf watermark), to continue with --data later")
 	stats := fs.Bool("stats", false, "print counts to stderr at the end")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -46,7 +47,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		out = f
 	}
 	st, err := actors.Replay(actors.ReplayOptions{
-		Config: cfg, Input: in, Output: out, Watermarks: *wms, DataDir: *data,
+		Config: cfg, Input: in, Output: out, Watermarks: *wms, DataDir: *data, KeepOpen: *keepOpen,
 		Log: newLogger(cfg.Log, stderr),
 	})
 	if *stats {
