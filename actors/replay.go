@@ -30,7 +30,7 @@ type ReplayOptions struct {
 	// KeepOpen skips the final +∞ watermark: windows still open at the end of the
 	// input stay open in DataDir, so a later replay into it can go on.
 	KeepOpen bool
-	Log        *slog.Logger
+	Log      *slog.Logger
 }
 
 // ReplayStats count what a replay read and wrote.
