@@ -21,9 +21,10 @@ type committer struct {
 	dones   []chan struct{}
 	failed  bool
 
-	givenUp   uint64 // the newest epoch no longer waited for
-	delivered *unit  // the unit in units collecting dequeues, if any
-	held      []*ack // committed, not yet acknowledged: intake is blocked
+	givenUp   uint64      // the newest epoch no longer waited for
+	retry     *builtBatch // a batch whose commit failed
+	delivered *unit       // the unit in units collecting dequeues, if any
+	held      []*ack      // committed, not yet acknowledged: intake is blocked
 }
 
 // maxOpenEpochs is how many closed epochs may wait for replies before the oldest is
@@ -40,9 +41,7 @@ func (c *committer) Receive(ctx actor.Context) {
 		if m.Epoch > c.givenUp {
 			c.waiting[m.Epoch] += m.Extra - 1
 		}
-		if m.Unit != nil && !m.Unit.empty() {
-			c.units = append(c.units, m.Unit)
-		}
+		c.units = append(c.units, m.Units...)
 		c.maybeCommit(ctx)
 	case *EpochClosed:
 		c.waiting[m.Epoch] += m.Expect
@@ -100,19 +99,23 @@ func (c *committer) maybeCommit(ctx actor.Context) {
 	c.commit(ctx)
 }
 
+// commit writes the units gathered so far in one batch, then acknowledges and hands
+// on what they hold. A batch that fails is retried as it is with the next epoch:
+// persist skips the units it already wrote, so nothing is enqueued twice, and units
+// that arrive meanwhile wait for the batch after it.
 func (c *committer) commit(ctx actor.Context) {
-	if len(c.units) > 0 {
-		b := c.env.store.NewBatch()
-		results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
-		late := &Enqueued{Queue: upstreamQueue(c.device), ReplyTo: ctx.Self()}
-		seqs := make([][]uint64, len(c.units))
-		for i, u := range c.units {
-			seqs[i] = c.add(b, u)
+	if c.retry == nil && len(c.units) > 0 {
+		p := &builtBatch{b: c.env.store.NewBatch(), units: c.units}
+		for _, u := range c.units {
+			p.seqs = append(p.seqs, c.add(p.b, u))
 		}
+		c.retry, c.units, c.delivered = p, nil, nil
+	}
+	if p := c.retry; p != nil {
 		start := time.Now()
-		if err := c.env.store.Commit(b); err != nil {
-			// Nothing is acknowledged, so the broker keeps every message; retry with
-			// the next epoch. Intake stalls instead of losing data.
+		if err := c.env.store.Commit(p.b); err != nil {
+			// Nothing is acknowledged, so the broker keeps every message. Intake
+			// stalls instead of losing data.
 			c.env.metrics.CommitErrors.Inc()
 			if !c.failed {
 				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
@@ -121,6 +124,7 @@ func (c *committer) commit(ctx actor.Context) {
 			c.failed = true
 			return
 		}
+		c.retry = nil
 		if c.failed {
 			c.env.log.Info("committing state works again", "device", c.device)
 			c.env.commitFailures.Add(-1)
@@ -128,26 +132,7 @@ func (c *committer) commit(ctx actor.Context) {
 		}
 		c.env.metrics.Commits.Inc()
 		c.env.metrics.CommitSeconds.Observe(time.Since(start).Seconds())
-		for i, u := range c.units {
-			for j, o := range u.outbox {
-				e := o.entry
-				e.Seq = seqs[i][j]
-				if o.queue == results.Queue {
-					results.Entries = append(results.Entries, e)
-				} else {
-					late.Entries = append(late.Entries, e)
-				}
-			}
-			c.held = append(c.held, u.acks...)
-		}
-		c.units = c.units[:0]
-		c.delivered = nil
-		if len(results.Entries) > 0 {
-			ctx.Send(c.env.sink, results)
-		}
-		if len(late.Entries) > 0 && c.env.late != nil {
-			ctx.Send(c.env.late, late)
-		}
+		c.handOn(ctx, p)
 	}
 	if !c.env.blocked() {
 		for _, a := range c.held {
@@ -159,6 +144,39 @@ func (c *committer) commit(ctx actor.Context) {
 		close(d)
 	}
 	c.dones = c.dones[:0]
+}
+
+// builtBatch is a batch and the units (with their outbox sequence numbers) in it.
+type builtBatch struct {
+	b     *persist.Batch
+	units []*unit
+	seqs  [][]uint64
+}
+
+// handOn runs after a commit: committed results go to the sink, late records to
+// upstream, acks wait in held until intake may go on.
+func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
+	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
+	late := &Enqueued{Queue: upstreamQueue(c.device), ReplyTo: ctx.Self()}
+	for i, u := range p.units {
+		u.committed.Store(true)
+		for j, o := range u.outbox {
+			e := o.entry
+			e.Seq = p.seqs[i][j]
+			if o.queue == results.Queue {
+				results.Entries = append(results.Entries, e)
+			} else {
+				late.Entries = append(late.Entries, e)
+			}
+		}
+		c.held = append(c.held, u.acks...)
+	}
+	if len(results.Entries) > 0 {
+		ctx.Send(c.env.sink, results)
+	}
+	if len(late.Entries) > 0 && c.env.late != nil {
+		ctx.Send(c.env.late, late)
+	}
 }
 
 // add writes one unit into the batch and returns the outbox sequence numbers it got.

@@ -88,7 +88,7 @@ type EpochClosed struct {
 // Extra, before it asks them, so the committer knows to wait for their answers.
 type Flushed struct {
 	Epoch uint64
-	Unit  *unit
+	Units []*unit // committed in the same batch
 	Extra int
 }
 

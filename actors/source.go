@@ -37,7 +37,7 @@ type source struct {
 	reload   bool // a restart after a panic: state comes from the store
 	started  bool
 	dirty    bool // the emitted status changed since the last flush
-	pending  unit
+	pending  pendingUnits
 	badLog   burstLog
 
 	recordsIn    prometheus.Counter
@@ -58,6 +58,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
+		pending:      pendingUnits{main: &unit{}},
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),
 		restored:     restored,
@@ -150,7 +151,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	if !handedOff {
 		// A marker-only message, or a stream no window reads: its effect is the
 		// generator state, committed with the next flush.
-		s.pending.acks = append(s.pending.acks, m.ack)
+		s.pending.main.acks = append(s.pending.main.acks, m.ack)
 	}
 }
 
@@ -205,7 +206,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	if m.Duplicate {
 		if seen, err := s.env.store.HasMark(s.device, "", s.topic, id); err == nil && seen {
 			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
-			s.pending.acks = append(s.pending.acks, m.ack)
+			s.pending.main.acks = append(s.pending.main.acks, m.ack)
 			return
 		}
 	}
@@ -213,16 +214,18 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.topic, m.At, m.Payload
 	if s.env.late == nil {
 		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
-	} else {
-		s.pending.outbox = append(s.pending.outbox, outboxPut{
-			queue: upstreamQueue(s.device),
-			entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
-		})
-		if m.QoS > 0 {
-			s.pending.marks = append(s.pending.marks, markPut{key: s.topic, id: id})
-		}
+		s.pending.main.acks = append(s.pending.main.acks, m.ack)
+		return
 	}
-	s.pending.acks = append(s.pending.acks, m.ack)
+	u := s.pending.spillUnit()
+	u.outbox = append(u.outbox, outboxPut{
+		queue: upstreamQueue(s.device),
+		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
+	})
+	if m.QoS > 0 {
+		u.marks = append(u.marks, markPut{key: s.topic, id: id})
+	}
+	u.acks = append(u.acks, m.ack)
 }
 
 func (s *source) values(vs []mqtt.Value) []windows.Value {
@@ -290,17 +293,11 @@ func (s *source) emit(ctx actor.Context, now int64) {
 // onFlush hands the committer the source's own changes and passes the flush on to the
 // window actors it touched, telling the committer first how many answers to expect.
 func (s *source) onFlush(ctx actor.Context, epoch uint64) {
-	f := &Flushed{Epoch: epoch, Extra: len(s.touched)}
-	if s.dirty || !s.pending.empty() {
-		u := s.pending
-		s.pending = unit{}
-		if s.dirty {
-			u.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
-			s.dirty = false
-		}
-		f.Unit = &u
+	if s.dirty {
+		s.pending.main.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
+		s.dirty = false
 	}
-	ctx.Send(s.committer, f)
+	ctx.Send(s.committer, &Flushed{Epoch: epoch, Units: s.pending.take(), Extra: len(s.touched)})
 	if len(s.touched) > 0 {
 		wf := &Flush{Epoch: epoch}
 		for _, b := range s.touched {

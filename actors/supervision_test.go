@@ -2,6 +2,7 @@ package actors
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -106,5 +107,37 @@ func TestAPanickingWindowActorRestartsAndTheOthersKeepRunning(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing result %s in\n%s", want, got)
 		}
+	}
+}
+
+func TestThousandsOfLateRecordsBetweenTwoFlushesCommit(t *testing.T) {
+	topo, pub, logs := newTestTopology(t, strings.Replace(supervisionDevice,
+		"    aggregates: [count, sum(v)]", "    aggregates: [count, sum(v)]\n    late: \"topic:late\"", 1))
+	publish := func(at int64, payload string) {
+		topo.router.route(&Inbound{Topic: "t/a", Payload: []byte(payload), QoS: 1, At: at}, nil)
+	}
+	publish(1, `{"ts":1733140010000,"v":1}`)
+	topo.tick(10) // the watermark passes the first windows: what follows is too late
+	pad := strings.Repeat("x", 400)
+	const late = 5000
+	for i := range late {
+		publish(20, fmt.Sprintf(`{"ts":%d,"v":%d,"pad":%q}`, 1_733_140_000_000+i, i, pad))
+	}
+	for _, d := range topo.flushAll() {
+		<-d
+	}
+	if n := upMetric(t, topo.env.metrics.CommitErrors); n != 0 {
+		t.Fatalf("%v commit errors:\n%s", n, logs.String())
+	}
+	pub.mu.Lock()
+	defer pub.mu.Unlock()
+	got := 0
+	for _, p := range pub.payloads {
+		if strings.Contains(p, `"reason":"too_late"`) {
+			got++
+		}
+	}
+	if got != late {
+		t.Errorf("%d late records published, want %d", got, late)
 	}
 }

@@ -34,11 +34,11 @@ type window struct {
 	valveDirty bool
 	joined     bool                   // a stream fed the key for the first time since the last flush
 	fired      bool                   // a window fired or was purged since the valve was saved
-	recent     [2]map[uint64]struct{} // QoS 1 ids applied since the last flush, and in the one before
+	gens       []generation           // QoS 1 ids applied in flushes not yet committed, oldest first
 	inputs     map[string]struct{}    // streams that fed the key
 	defSaved   bool
 	stateSize  int // bytes of the largest window state encoded so far
-	pending    unit
+	pending    pendingUnits
 	restored   *persist.KeyState
 	reload     bool
 
@@ -58,7 +58,7 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		dirty:       map[windows.Window]bool{},
 		open:        map[int64]struct{}{},
 		inputs:      map[string]struct{}{},
-		recent:      [2]map[uint64]struct{}{{}, {}},
+		pending:     pendingUnits{main: &unit{}},
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
@@ -150,26 +150,43 @@ func (w *window) onRecord(r *RecordDecoded) {
 	for i, f := range w.plan.fields {
 		w.rec.Values[i] = r.Values[f]
 	}
+	u := w.pending.main // the unit the record's effect, mark and ack commit in
 	switch w.op.OnRecord(w.key, w.rec, &w.out) {
 	case windows.LateOutput:
-		w.late(r)
+		if lu := w.late(r); lu != nil {
+			u = lu
+		}
 	case windows.Dropped:
 		w.env.metrics.Dropped.WithLabelValues(w.device, r.Stream, "too_late").Inc()
 	}
 	w.drain(r.Arrived)
 	if r.QoS > 0 {
-		w.pending.marks = append(w.pending.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
-		w.recent[0][r.ID] = struct{}{}
+		u.marks = append(u.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
+		w.remember(r.ID)
 	}
-	w.pending.acks = append(w.pending.acks, r.ack)
+	u.acks = append(u.acks, r.ack)
 }
 
-// applied reports whether a redelivered message was already applied: in memory since
-// the previous flush (a broker reconnect redelivers what edged has not acknowledged
-// yet, committed or not), or in the store.
+// generation is the QoS 1 ids applied between two flushes, kept until the flush's
+// units are committed: until then a redelivery must be recognised from memory.
+type generation struct {
+	ids map[uint64]struct{}
+	u   *unit // a unit of the flush that took them; nil while it is still to come
+}
+
+func (w *window) remember(id uint64) {
+	if n := len(w.gens); n == 0 || w.gens[n-1].u != nil {
+		w.gens = append(w.gens, generation{ids: map[uint64]struct{}{}})
+	}
+	w.gens[len(w.gens)-1].ids[id] = struct{}{}
+}
+
+// applied reports whether a redelivered message was already applied: in memory while
+// its commit is pending (a broker reconnect redelivers what edged has not
+// acknowledged yet, committed or not), or in the store.
 func (w *window) applied(id uint64) bool {
-	for _, ids := range w.recent {
-		if _, ok := ids[id]; ok {
+	for _, g := range w.gens {
+		if _, ok := g.ids[id]; ok {
 			return true
 		}
 	}
@@ -199,30 +216,34 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 	}
 }
 
-// late routes a record that missed all its windows where the window config says.
-func (w *window) late(r *RecordDecoded) {
+// late routes a record that missed all its windows where the window config says,
+// returning the unit that holds its outbox entry (nil if it went to none).
+func (w *window) late(r *RecordDecoded) *unit {
 	l := w.out.Late[len(w.out.Late)-1]
 	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, reasonTooLate).Inc()
 	dest := w.plan.cfg.Late
 	switch {
 	case dest == "drop":
-		return
+		return nil
 	case strings.HasPrefix(dest, "topic:"):
-		rec := w.lateRecord(r, &l)
-		w.pending.outbox = append(w.pending.outbox, outboxPut{
+		u := w.pending.spillUnit()
+		u.outbox = append(u.outbox, outboxPut{
 			queue: resultsQueue(w.device),
-			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: appendLate(nil, rec)},
+			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: appendLate(nil, w.lateRecord(r, &l))},
 		})
+		return u
 	case w.env.late == nil:
 		w.env.metrics.UnshippedLate.WithLabelValues(w.device).Inc()
 		w.env.log.Info("late record (no upstream configured)", "device", w.device, "window", w.plan.cfg.Name,
 			"key", w.key, "ts", r.TS, "watermark", l.Watermark)
+		return nil
 	default:
-		rec := w.lateRecord(r, &l)
-		w.pending.outbox = append(w.pending.outbox, outboxPut{
+		u := w.pending.spillUnit()
+		u.outbox = append(u.outbox, outboxPut{
 			queue: upstreamQueue(w.device),
-			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: appendLate(nil, rec)},
+			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: appendLate(nil, w.lateRecord(r, &l))},
 		})
+		return u
 	}
 }
 
@@ -246,12 +267,12 @@ func (w *window) drain(now int64) {
 			w.firings.Inc()
 		}
 		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)
-		w.pending.outbox = append(w.pending.outbox, outboxPut{
+		w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.outbox = append(w.pending.outbox, outboxPut{
+			w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
 				queue: upstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})
@@ -275,12 +296,7 @@ func (w *window) drain(now int64) {
 }
 
 func (w *window) onFlush(ctx actor.Context, epoch uint64) {
-	u := w.pending
-	w.pending = unit{}
-	// The previous generation's marks are committed by now (its epoch closed before
-	// this flush was asked for); this one's are on their way to the committer.
-	w.recent[0], w.recent[1] = w.recent[1], w.recent[0]
-	clear(w.recent[0])
+	u := w.pending.main
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
 	// deleted and rewritten under the same key.
@@ -312,7 +328,20 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 		u.valve = &valvePut{device: w.device, window: name, key: w.key, watermark: w.op.Watermark(), inputs: w.valve.State()}
 		w.valveDirty, w.joined, w.fired = false, false, false
 	}
-	ctx.Send(w.committer, &Flushed{Epoch: epoch, Unit: &u})
+	units := w.pending.take()
+	w.settleGenerations(units)
+	ctx.Send(w.committer, &Flushed{Epoch: epoch, Units: units})
+}
+
+// settleGenerations ties the ids applied since the last flush to this flush's units
+// (committed together) and forgets generations whose units are durable.
+func (w *window) settleGenerations(units []*unit) {
+	if n := len(w.gens); n > 0 && w.gens[n-1].u == nil && len(units) > 0 {
+		w.gens[n-1].u = units[0]
+	}
+	for len(w.gens) > 0 && w.gens[0].u != nil && w.gens[0].u.committed.Load() {
+		w.gens = w.gens[1:]
+	}
 }
 
 // A saved window is its end (the store keys it by start) followed by the operator's

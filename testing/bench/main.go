@@ -21,6 +21,9 @@ import (
 	"time"
 )
 
+// wideSensors is the sensor count of the open-windows memory run.
+const wideSensors = 10_000
+
 type options struct {
 	records     int
 	sensors     int
@@ -92,6 +95,18 @@ func run(o *options) error {
 		}
 		rows = append(rows, row{name: "edged replay, durability " + d, m: m, base: memory})
 	}
+	// Memory with many open windows: 10,000 sensors whose first 10 s window is
+	// still open when the input ends.
+	wide := filepath.Join(dir, "wide.jsonl")
+	fmt.Fprintf(os.Stderr, "replay, %d sensors with open windows\n", wideSensors)
+	if err := generateFeed(wide, wideSensors*5, wideSensors, o.rate); err != nil {
+		return err
+	}
+	m, err := measure(dir, "replay", "process", wide)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, row{name: fmt.Sprintf("edged replay, %d sensors = %d open windows, process", wideSensors, wideSensors), m: m, base: memory})
 	if !o.skipLive {
 		live, err := liveSearch(dir, o)
 		if err != nil {
