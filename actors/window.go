@@ -32,10 +32,10 @@ type window struct {
 	dirty      map[windows.Window]bool // true: write, false: delete
 	open       map[int64]struct{}      // starts of the windows holding state
 	valveDirty bool
-	joined     bool                   // a stream fed the key for the first time since the last flush
-	fired      bool                   // a window fired or was purged since the valve was saved
-	gens       []generation           // QoS 1 ids applied in flushes not yet committed, oldest first
-	inputs     map[string]struct{}    // streams that fed the key
+	joined     bool                // a stream fed the key for the first time since the last flush
+	fired      bool                // a window fired or was purged since the valve was saved
+	gens       []generation        // QoS 1 ids applied in flushes not yet committed, oldest first
+	inputs     map[string]struct{} // streams that fed the key
 	defSaved   bool
 	stateSize  int // bytes of the largest window state encoded so far
 	pending    pendingUnits
