@@ -41,17 +41,20 @@ type RecordDecoded struct {
 type sourceWanted struct{ topic string }
 
 // routeRecord asks the pipeline to deliver a record to the window actor of a key the
-// source has no address for yet; the pipeline answers with keyBound.
+// source has no address for yet; the pipeline answers each with keyBound.
 type routeRecord struct {
 	win int
 	rec *RecordDecoded
+	seq uint64 // counts the key's routed records, so the source knows which answer is the last
 }
 
-// keyBound gives a source the address of a window actor it feeds, so its records and
-// watermarks go there directly from then on.
+// keyBound gives a source the address of a window actor it feeds. The source sends
+// directly only once the answer to its last routed record arrived: records still
+// queued at the pipeline would otherwise be overtaken.
 type keyBound struct {
 	id  keyID
 	pid *actor.PID
+	seq uint64 // the routeRecord answered; 0 when the pipeline introduces a key itself
 }
 
 // sourceRestarted asks the pipeline for every key the stream fed (keyBound each),

@@ -184,12 +184,14 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 		p.touched = append(p.touched, k)
 	}
 	ctx.Send(k.pid, m.rec)
-	if p.feed(m.rec.Stream, k) {
-		p.bind(ctx, m.rec.Stream, k)
+	p.feed(m.rec.Stream, k)
+	if src := p.sources[m.rec.Stream]; src != nil {
+		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid, seq: m.seq})
 	}
 }
 
-// bind tells a stream's source the address of a window actor it feeds.
+// bind tells a stream's source the address of a window actor it fed before (restored
+// state, a restarted source).
 func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
 	if src := p.sources[stream]; src != nil {
 		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid})
@@ -256,14 +258,12 @@ func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 }
 
 // feed records that stream fed window actor k, so a restarted source can be told
-// again; it reports whether that is new.
-func (p *pipeline) feed(stream string, k *keyRef) bool {
-	if _, ok := k.streams[stream]; ok {
-		return false
+// again.
+func (p *pipeline) feed(stream string, k *keyRef) {
+	if _, ok := k.streams[stream]; !ok {
+		k.streams[stream] = struct{}{}
+		p.fedBy[stream] = append(p.fedBy[stream], k)
 	}
-	k.streams[stream] = struct{}{}
-	p.fedBy[stream] = append(p.fedBy[stream], k)
-	return true
 }
 
 // spawnSource starts the source actor of a concrete topic. restored is used by the

@@ -24,6 +24,7 @@ type source struct {
 	handle    *sourceHandle
 
 	bound   map[keyID]*boundKey // window actors this stream feeds
+	routed  map[keyID]uint64    // keys without an address: records routed through the pipeline
 	fed     []*boundKey         // the same, in binding order: watermarks go to each
 	touched []*boundKey         // sent something since the last flush
 	now     int64               // the latest processing time seen
@@ -58,6 +59,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
+		routed:       map[keyID]uint64{},
 		pending:      pendingUnits{main: &unit{}},
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),
@@ -169,12 +171,14 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	}
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
-		if b := s.bound[keyID{wi, r.Key}]; b != nil {
+		id := keyID{wi, r.Key}
+		if b := s.bound[id]; b != nil {
 			s.touch(b)
 			ctx.Send(b.pid, rec)
-		} else {
-			ctx.Send(ctx.Parent(), &routeRecord{win: wi, rec: rec})
+			continue
 		}
+		s.routed[id]++
+		ctx.Send(ctx.Parent(), &routeRecord{win: wi, rec: rec, seq: s.routed[id]})
 	}
 	return true
 }
@@ -182,9 +186,10 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 // onKeyBound starts sending to a window actor directly. It first gets the stream's
 // current status: a watermark emitted while its address was on the way did not reach it.
 func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
-	if _, ok := s.bound[m.id]; ok {
+	if _, ok := s.bound[m.id]; ok || m.seq != s.routed[m.id] {
 		return
 	}
+	delete(s.routed, m.id)
 	b := &boundKey{pid: m.pid}
 	s.bound[m.id] = b
 	s.fed = append(s.fed, b)
