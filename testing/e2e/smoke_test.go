@@ -52,7 +52,6 @@ windows:
 	}
 	harness.Eventually(t, 10*time.Second, "3 windows for each of 3 sensors", func() bool { return coll.Len() >= 9 })
 	for _, r := range coll.Results(t) {
-		t.Logf("%+v %v %v", r, *r.Values["count"], *r.Values["avg_temp"])
 		if *r.Values["count"] != 10 {
 			t.Errorf("result %+v: count %v, want 10", r, *r.Values["count"])
 		}
