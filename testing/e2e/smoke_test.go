@@ -23,7 +23,7 @@ broker: {url: `+localBroker+`, client_id: `+prefix+`}
 device: dev
 streams:
   - name: s
-    topic: `+prefix+`/+/data
+    topic: ` + prefix + `/+/data
     qos: 0
     timestamp: {field: ts, unit: ms}
     key: {topic_segment: 1}
@@ -34,7 +34,7 @@ windows:
     type: tumbling
     size: 1s
     aggregates: [count, avg(temp)]
-    output: {topic: "`+prefix+`/out/{key}", qos: 1}
+    output: {topic: "` + prefix + `/out/{key}", qos: 1}
 `})
 	coll := harness.Collect(t, localBroker, prefix+"/out/#")
 	harness.Start(t, path)
