@@ -233,9 +233,13 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	u.acks = append(u.acks, m.ack)
 }
 
+// arenaChunk is how many values one allocation serves.
+const arenaChunk = 32
+
 func (s *source) values(vs []mqtt.Value) []windows.Value {
 	if cap(s.arena)-len(s.arena) < len(vs) {
-		s.arena = make([]windows.Value, 0, max(256, len(vs)))
+		// Small chunks: a gateway has thousands of sources, each holding one.
+		s.arena = make([]windows.Value, 0, max(arenaChunk, len(vs)))
 	}
 	n := len(s.arena)
 	s.arena = s.arena[:n+len(vs)]
