@@ -4,8 +4,8 @@ GO ?= go
 .PHONY: run test bench lint build fuzz
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
-run:
-	$(GO) run ./cmd/edged demo
+run: build
+	@./bin/edged demo
 
 ## test: every test, with the race detector (end-to-end suites need mosquitto)
 test: lint
