@@ -25,6 +25,13 @@ lint:
 build:
 	$(GO) build -o bin/edged ./cmd/edged
 
-## fuzz: a short fuzzing pass over every decoder
+## fuzz: a short fuzzing pass over every decoder (FUZZTIME each)
+FUZZTIME ?= 15s
 fuzz:
-	$(GO) test ./mqtt -run '^$$' -fuzz FuzzExtract -fuzztime 30s
+	$(GO) test ./mqtt -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mqtt -run '^$$' -fuzz '^FuzzScaleDecimal$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./windows -run '^$$' -fuzz '^FuzzDecodeAccumulator$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./windows -run '^$$' -fuzz '^FuzzRestore$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./persist -run '^$$' -fuzz '^FuzzDecodeGeneratorState$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./persist -run '^$$' -fuzz '^FuzzDecodeValve$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./persist -run '^$$' -fuzz '^FuzzKeyReader$$' -fuzztime $(FUZZTIME)
