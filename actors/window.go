@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"encoding/binary"
-	"fmt"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -86,59 +84,6 @@ func (w *window) Receive(ctx actor.Context) {
 	}
 }
 
-// onStarted restores the key's windows and valve. A window whose saved state does not
-// decode is quarantined (logged, counted, left in the store) rather than crashing the key.
-func (w *window) onStarted() {
-	ks := w.restored
-	w.restored = nil
-	if w.reload {
-		ks = w.loadSaved()
-		w.openGauge.Sub(float64(len(w.open)))
-		clear(w.open)
-	}
-	if ks == nil {
-		return
-	}
-	w.defSaved = true
-	for _, saved := range ks.Windows {
-		win, state, err := DecodeSavedWindow(saved)
-		if err == nil {
-			err = w.op.Restore(w.key, win, state)
-		}
-		if err != nil {
-			w.env.metrics.Quarantined.WithLabelValues(w.device, w.plan.cfg.Name).Inc()
-			w.env.log.Error("quarantined a saved window that does not decode",
-				"device", w.device, "window", w.plan.cfg.Name, "key", w.key, "start", saved.Start, "err", err)
-			continue
-		}
-		w.open[win.Start] = struct{}{}
-	}
-	w.openGauge.Add(float64(len(w.open)))
-	w.valve.Restore(ks.Valve)
-	for _, in := range ks.Valve {
-		w.inputs[in.Input] = struct{}{}
-	}
-	// The saved operator watermark, not the valve's rebuilt output, which can come back
-	// lower for a key fed by several streams: a lower one would let a record re-create
-	// a window that was already purged.
-	if ks.Watermark != watermark.Min {
-		w.op.SetWatermark(ks.Watermark)
-	}
-}
-
-func (w *window) loadSaved() *persist.KeyState {
-	st, err := w.env.store.LoadDevice(w.device)
-	if err != nil {
-		panic(err)
-	}
-	for i := range st.Keys {
-		if ks := &st.Keys[i]; ks.Window == w.plan.cfg.Name && ks.Key == w.key {
-			return ks
-		}
-	}
-	return nil
-}
-
 func (w *window) onRecord(r *RecordDecoded) {
 	if r.Dup && w.applied(r.ID) {
 		w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
@@ -165,33 +110,6 @@ func (w *window) onRecord(r *RecordDecoded) {
 		w.remember(r.ID)
 	}
 	u.acks = append(u.acks, r.ack)
-}
-
-// generation is the QoS 1 ids applied between two flushes, kept until the flush's
-// units are committed: until then a redelivery must be recognised from memory.
-type generation struct {
-	ids map[uint64]struct{}
-	u   *unit // a unit of the flush that took them; nil while it is still to come
-}
-
-func (w *window) remember(id uint64) {
-	if n := len(w.gens); n == 0 || w.gens[n-1].u != nil {
-		w.gens = append(w.gens, generation{ids: map[uint64]struct{}{}})
-	}
-	w.gens[len(w.gens)-1].ids[id] = struct{}{}
-}
-
-// applied reports whether a redelivered message was already applied: in memory while
-// its commit is pending (a broker reconnect redelivers what edged has not
-// acknowledged yet, committed or not), or in the store.
-func (w *window) applied(id uint64) bool {
-	for _, g := range w.gens {
-		if _, ok := g.ids[id]; ok {
-			return true
-		}
-	}
-	seen, err := w.env.store.HasMark(w.device, w.plan.cfg.Name, w.key, id)
-	return err == nil && seen
 }
 
 func (w *window) onWatermark(m *WatermarkEmitted) {
@@ -293,70 +211,4 @@ func (w *window) drain(now int64) {
 		}
 	}
 	w.out.Reset()
-}
-
-func (w *window) onFlush(ctx actor.Context, epoch uint64) {
-	u := w.pending.main
-	name := w.plan.cfg.Name
-	// Deletes go first: a session window merged into one with the same start is
-	// deleted and rewritten under the same key.
-	for win, put := range w.dirty {
-		if !put {
-			u.deletes = append(u.deletes, persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start})
-		}
-	}
-	for win, put := range w.dirty {
-		if !put {
-			continue
-		}
-		state, ok := w.op.AppendState(encodeWindowEnd(win, w.stateSize), w.key, win)
-		if ok {
-			w.stateSize = max(w.stateSize, len(state))
-			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
-		}
-	}
-	clear(w.dirty)
-	if len(u.puts) > 0 && !w.defSaved {
-		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
-		w.defSaved = true
-	}
-	// The valve (and with it the operator's watermark) is saved with the firings and
-	// purges it caused: a restart then judges lateness against a watermark at least as
-	// high as the one behind what the store holds. Saving it on every advance would
-	// add a write per key and flush.
-	if w.valveDirty && (w.fired || w.joined) {
-		u.valve = &valvePut{device: w.device, window: name, key: w.key, watermark: w.op.Watermark(), inputs: w.valve.State()}
-		w.valveDirty, w.joined, w.fired = false, false, false
-	}
-	units := w.pending.take()
-	w.settleGenerations(units)
-	ctx.Send(w.committer, &Flushed{Epoch: epoch, Units: units})
-}
-
-// settleGenerations ties the ids applied since the last flush to this flush's units
-// (committed together) and forgets generations whose units are durable.
-func (w *window) settleGenerations(units []*unit) {
-	if n := len(w.gens); n > 0 && w.gens[n-1].u == nil && len(units) > 0 {
-		w.gens[n-1].u = units[0]
-	}
-	for len(w.gens) > 0 && w.gens[0].u != nil && w.gens[0].u.committed.Load() {
-		w.gens = w.gens[1:]
-	}
-}
-
-// A saved window is its end (the store keys it by start) followed by the operator's
-// own versioned encoding.
-// sizeHint is the largest state seen so far, so one allocation usually holds it.
-func encodeWindowEnd(win windows.Window, sizeHint int) []byte {
-	return binary.AppendVarint(make([]byte, 0, max(sizeHint, 64)), win.End)
-}
-
-// DecodeSavedWindow splits a saved window into the window and the operator's
-// encoding of its state (for windows.Operator.Restore).
-func DecodeSavedWindow(s persist.WindowState) (windows.Window, []byte, error) {
-	end, n := binary.Varint(s.State)
-	if n <= 0 || end <= s.Start {
-		return windows.Window{}, nil, fmt.Errorf("saved window at %d: bad end", s.Start)
-	}
-	return windows.Window{Start: s.Start, End: end}, s.State[n:], nil
 }
