@@ -73,7 +73,7 @@ func (w *window) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		w.onStarted()
-	case *actor.Stopped:
+	case *actor.Stopped, *actor.Restarting: // a restarted key counts its windows again
 		w.openGauge.Sub(float64(len(w.open)))
 	case *RecordDecoded:
 		w.onRecord(m)

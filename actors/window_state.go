@@ -21,8 +21,6 @@ func (w *window) onStarted() {
 	w.restored = nil
 	if w.reload {
 		ks = w.loadSaved()
-		w.openGauge.Sub(float64(len(w.open)))
-		clear(w.open)
 	}
 	if ks == nil {
 		return
