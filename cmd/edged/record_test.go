@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,7 +43,7 @@ windows:
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &recBuffer{}
+	out := &broker.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	recorded := make(chan error, 1)
@@ -71,7 +70,7 @@ windows:
 	feed, _ := sim.NewFeed(feedCfg)
 	s := sim.Publish(context.Background(), feed, pub, 1)
 	deadline := time.Now().Add(10 * time.Second)
-	for out.lines() < s.Total && time.Now().Before(deadline) {
+	for strings.Count(out.String(), "\n") < s.Total && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // polling the recording, flushed every second
 	}
 	cancel()
@@ -105,28 +104,4 @@ windows:
 	if err != nil || st.Messages != s.Total || st.Results == 0 {
 		t.Errorf("replaying the recording: %+v, %v", st, err)
 	}
-}
-
-// recBuffer is the recording's destination, read while record writes to it.
-type recBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (r *recBuffer) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.b.Write(p)
-}
-
-func (r *recBuffer) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.b.String()
-}
-
-func (r *recBuffer) lines() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return bytes.Count(r.b.Bytes(), []byte("\n"))
 }

@@ -3,12 +3,14 @@
 // that states the settings edged's no-loss promise needs. It can be stopped,
 // killed and restarted on the same port with the same persisted sessions.
 //
+// It also holds SyncBuffer, the goroutine-safe buffer the test packages use
+// for child-process and log output.
+//
 // It is test support: it imports only the standard library, and no
 // production package may import it.
 package broker
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -69,7 +71,7 @@ type Mosquitto struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has exited
-	log  *lockedBuffer
+	log  *SyncBuffer
 }
 
 // Start runs mosquitto on a free loopback port and waits until it accepts
@@ -82,7 +84,7 @@ func Start(t testing.TB, opts ...Option) *Mosquitto {
 		o(&s)
 	}
 	bin := findMosquitto(t)
-	m := &Mosquitto{t: t, bin: bin, dir: t.TempDir(), log: &lockedBuffer{}}
+	m := &Mosquitto{t: t, bin: bin, dir: t.TempDir(), log: &SyncBuffer{}}
 	t.Cleanup(func() {
 		m.Stop()
 		if t.Failed() {
@@ -243,22 +245,4 @@ func (m *Mosquitto) Restart() {
 	if err := m.start(); err != nil {
 		m.t.Fatalf("restarting mosquitto: %v\n%s", err, m.log.String())
 	}
-}
-
-// lockedBuffer collects the process output written from exec's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -14,29 +14,12 @@ import (
 
 func plBadInputConfig(t *testing.T, url, clientID, filter, out string) string {
 	t.Helper()
-	return harness.WriteConfig(t, `
-durability: memory
-commit_interval: 20ms
-http: {listen: "127.0.0.1:0"}
-limits: {max_payload: 256B}
-broker: {url: `+url+`, client_id: `+clientID+`}
-`, map[string]string{"d.yaml": `
-device: d
-streams:
-  - name: sensors
-    topic: ` + filter + `
-    qos: 1
-    timestamp: {field: ts, unit: ms}
-    key: {topic_segment: 1}
-    watermark: {strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 300ms}
-windows:
-  - name: w
-    stream: sensors
-    type: tumbling
-    size: 1s
-    aggregates: [count, sum(temp), avg(temp)]
-    output: {topic: "` + out + `/{key}", qos: 1}
-`})
+	return harness.WriteConfig(t, daemonYAML("memory", url, clientID)+"limits: {max_payload: 256B}\n", map[string]string{"d.yaml": tumblingDevice{
+		device: "d", stream: "sensors", topic: filter, qos: 1,
+		watermark:  "{strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 300ms}",
+		aggregates: "[count, sum(temp), avg(temp)]",
+		output:     out + "/{key}",
+	}.yaml()})
 }
 
 func TestBadInputIsCountedAndLoggedAndTheDaemonGoesOn(t *testing.T) {

@@ -155,15 +155,11 @@ type crashCollector struct {
 func crashCollect(t testing.TB, s crashSetup) *crashCollector {
 	t.Helper()
 	c := &crashCollector{late: map[int]bool{}}
-	cl, err := mqtt.Connect(context.Background(), mqtt.Options{
+	connect(t, "collector", mqtt.Options{
 		URL: s.broker, ClientID: s.prefix + "-collector", CleanSession: false,
 		Subscriptions: []mqtt.Subscription{{Filter: s.prefix + "/out/#", QoS: 1}, {Filter: s.prefix + "/late", QoS: 1}},
 		Handler:       c.handle(s.prefix + "/late"),
 	})
-	if err != nil {
-		t.Fatalf("collector: %v", err)
-	}
-	t.Cleanup(func() { cl.Close(time.Second) })
 	return c
 }
 

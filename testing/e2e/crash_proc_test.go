@@ -12,10 +12,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edged/edged/testing/broker"
 )
 
 // crashReadyTimeout bounds how long an edged incarnation may take to restore its
@@ -45,6 +46,15 @@ type crashEdged struct {
 	done     chan struct{}
 	httpAddr string
 	runs     int
+}
+
+// crashUp writes a config for the broker at url with a topic prefix no other
+// test uses, subscribes the collector to its results and starts edged on it.
+func crashUp(t testing.TB, bin, url, name string) (crashSetup, *crashCollector, *crashEdged) {
+	t.Helper()
+	s := crashConfig(t, url, fmt.Sprintf("%s-%d", name, time.Now().UnixNano()))
+	coll := crashCollect(t, s)
+	return s, coll, crashStart(t, bin, s.config)
 }
 
 // crashStart starts edged with the daemon file at config and waits until it runs.
@@ -178,52 +188,31 @@ func crashRun(t testing.TB, bin string, timeout time.Duration, args ...string) (
 	}
 }
 
-// crashLog collects a child's output from exec's goroutines.
-type crashLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// crashLog collects a child's output from exec's goroutines, across restarts.
+type crashLog struct{ broker.SyncBuffer }
 
-func (l *crashLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *crashLog) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Len()
-}
+func (l *crashLog) len() int { return l.Len() }
 
 // find returns the first line after offset from that contains s.
 func (l *crashLog) find(from int, s string) (string, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rest := l.b.Bytes()[from:]
-	i := bytes.Index(rest, []byte(s))
+	rest := l.String()[from:]
+	i := strings.Index(rest, s)
 	if i < 0 {
 		return "", false
 	}
-	start := bytes.LastIndexByte(rest[:i], '\n') + 1
-	end := bytes.IndexByte(rest[i:], '\n')
+	start := strings.LastIndexByte(rest[:i], '\n') + 1
+	end := strings.IndexByte(rest[i:], '\n')
 	if end < 0 {
-		return string(rest[start:]), true
+		return rest[start:], true
 	}
-	return string(rest[start : i+end]), true
+	return rest[start : i+end], true
 }
 
 // count returns how many lines contain s.
-func (l *crashLog) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Count(l.b.Bytes(), []byte(s))
-}
+func (l *crashLog) count(s string) int { return strings.Count(l.String(), s) }
 
 func (l *crashLog) tail(lines int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	all := strings.Split(l.b.String(), "\n")
+	all := strings.Split(l.String(), "\n")
 	if len(all) > lines {
 		all = append([]string{fmt.Sprintf("... %d lines before", len(all)-lines)}, all[len(all)-lines:]...)
 	}

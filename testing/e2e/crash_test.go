@@ -50,9 +50,7 @@ func TestKillNineThreeTimesLosesNothingAndCountsNothingTwice(t *testing.T) {
 func crashKillRun(t *testing.T, bin string, seed uint64, n int) {
 	began := time.Now()
 	mq := broker.Start(t)
-	s := crashConfig(t, mq.URL(), fmt.Sprintf("crash%d-%d", seed, time.Now().UnixNano()))
-	coll := crashCollect(t, s)
-	e := crashStart(t, bin, s.config)
+	s, coll, e := crashUp(t, bin, mq.URL(), fmt.Sprintf("crash%d", seed))
 	events := crashEvents(seed, n)
 
 	rng := rand.New(rand.NewPCG(seed, 0xc4a5))
@@ -110,9 +108,7 @@ func crashAwait(t testing.TB, coll *crashCollector, events []oracle.Event, uniqu
 func TestCleanRestartRepublishesNothingAndWatermarksContinue(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := crashConfig(t, mq.URL(), fmt.Sprintf("clean-%d", time.Now().UnixNano()))
-	coll := crashCollect(t, s)
-	e := crashStart(t, bin, s.config)
+	s, coll, e := crashUp(t, bin, mq.URL(), "clean")
 	const n = 10_000
 	events := crashEvents(7, n)
 	var acked atomic.Int64
@@ -206,9 +202,7 @@ func TestLockedDataDirIsRefusedWithAClearMessage(t *testing.T) {
 func TestUnreadableStateIsQuarantinedAndEdgedKeepsRunning(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := crashConfig(t, mq.URL(), fmt.Sprintf("corrupt-%d", time.Now().UnixNano()))
-	coll := crashCollect(t, s)
-	e := crashStart(t, bin, s.config)
+	s, coll, e := crashUp(t, bin, mq.URL(), "corrupt")
 	const n = 4000
 	events := crashEvents(11, n)
 	var acked atomic.Int64
@@ -313,9 +307,7 @@ func crashPutRaw(t testing.TB, dir string, key, val []byte) {
 func TestBrokerRestartMidStreamCountsNothingTwice(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := crashConfig(t, mq.URL(), fmt.Sprintf("brokerrestart-%d", time.Now().UnixNano()))
-	coll := crashCollect(t, s)
-	e := crashStart(t, bin, s.config)
+	s, coll, e := crashUp(t, bin, mq.URL(), "brokerrestart")
 	n := crashReadings(t) / 5
 	events := crashEvents(5, n)
 	var acked atomic.Int64

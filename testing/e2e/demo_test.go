@@ -8,10 +8,11 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/edged/edged/testing/broker"
 )
 
 // TestTheDemoShowsResultsAndStopsCleanlyOnSIGINT builds the edged binary, runs
@@ -24,7 +25,7 @@ func TestTheDemoShowsResultsAndStopsCleanlyOnSIGINT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr demoBuffer
+	var stderr broker.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -100,22 +101,4 @@ func demoBuild(t *testing.T) string {
 		t.Fatalf("building edged: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// demoBuffer collects a child's stderr written from exec's goroutine.
-type demoBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *demoBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *demoBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

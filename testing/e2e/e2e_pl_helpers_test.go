@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -36,7 +35,7 @@ type plMessage struct {
 func plCollect(t testing.TB, url, filter string, persistent bool) *plCollector {
 	t.Helper()
 	c := &plCollector{}
-	cl, err := mqtt.Connect(context.Background(), mqtt.Options{
+	connect(t, "collector on "+filter, mqtt.Options{
 		URL: url, ClientID: fmt.Sprintf("pl-collector-%d", time.Now().UnixNano()), CleanSession: !persistent,
 		Subscriptions: []mqtt.Subscription{{Filter: filter, QoS: 1}},
 		Handler: func(m *mqtt.Message) {
@@ -45,10 +44,6 @@ func plCollect(t testing.TB, url, filter string, persistent bool) *plCollector {
 			c.msgs = append(c.msgs, plMessage{Topic: m.Topic, Payload: append([]byte(nil), m.Payload...)})
 		},
 	})
-	if err != nil {
-		t.Fatalf("collector on %s: %v", filter, err)
-	}
-	t.Cleanup(func() { cl.Close(time.Second) })
 	return c
 }
 
@@ -145,11 +140,7 @@ type plPublisher struct {
 
 func plPublish(t testing.TB, url string) *plPublisher {
 	t.Helper()
-	c, err := mqtt.Connect(context.Background(), mqtt.Options{URL: url, ClientID: fmt.Sprintf("pl-pub-%d", time.Now().UnixNano()), CleanSession: true})
-	if err != nil {
-		t.Fatalf("publisher: %v", err)
-	}
-	t.Cleanup(func() { c.Close(time.Second) })
+	c := connect(t, "publisher", mqtt.Options{URL: url, ClientID: fmt.Sprintf("pl-pub-%d", time.Now().UnixNano()), CleanSession: true})
 	return &plPublisher{t: t, c: c}
 }
 

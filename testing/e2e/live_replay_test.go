@@ -28,28 +28,12 @@ func TestLiveRunAndReplayOfTheSameFeedAgree(t *testing.T) {
 	t.Logf("seed %d", seed)
 	mq := broker.Start(t)
 	prefix := fmt.Sprintf("live%d", time.Now().UnixNano())
-	path := harness.WriteConfig(t, `
-durability: process
-commit_interval: 20ms
-http: {listen: "127.0.0.1:0"}
-broker: {url: `+mq.URL()+`, client_id: `+prefix+`}
-`, map[string]string{"dev.yaml": `
-device: dev
-streams:
-  - name: s
-    topic: ` + prefix + `/+/data
-    qos: 1
-    timestamp: {field: ts, unit: ms}
-    key: {topic_segment: 1}
-    watermark: {strategy: bounded, max_out_of_orderness: 300ms, interval: 20ms, idle_timeout: 400ms, idle_mode: advance}
-windows:
-  - name: w
-    stream: s
-    type: tumbling
-    size: 1s
-    aggregates: ` + replayAggregates + `
-    output: {topic: "` + prefix + `/out/{key}", qos: 1}
-`})
+	path := harness.WriteConfig(t, daemonYAML("process", mq.URL(), prefix), map[string]string{"dev.yaml": tumblingDevice{
+		device: "dev", stream: "s", topic: prefix + "/+/data", qos: 1,
+		watermark:  "{strategy: bounded, max_out_of_orderness: 300ms, interval: 20ms, idle_timeout: 400ms, idle_mode: advance}",
+		aggregates: replayAggregates,
+		output:     prefix + "/out/{key}",
+	}.yaml()})
 	feedCfg := sim.Config{
 		Sensors: 5, Rate: 20, Duration: 3 * time.Second, Disorder: 200 * time.Millisecond,
 		Silent: 1, SilentAfter: 1500 * time.Millisecond, Seed: seed, Start: time.Now().UnixMilli(), TopicPrefix: prefix,
@@ -76,12 +60,8 @@ windows:
 
 	coll := harness.Collect(t, mq.URL(), prefix+"/out/#")
 	harness.Start(t, path)
-	pub, err := mqtt.Connect(context.Background(), mqtt.Options{URL: mq.URL(), ClientID: prefix + "-sim", CleanSession: true,
+	pub := connect(t, "publisher", mqtt.Options{URL: mq.URL(), ClientID: prefix + "-sim", CleanSession: true,
 		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close(time.Second)
 	feed, _ = sim.NewFeed(feedCfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()

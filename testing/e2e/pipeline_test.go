@@ -57,12 +57,7 @@ windows:
     late: topic:%[2]s/late
 `, id, p, key, plBound, plIdle, window, plSize, plLateness, strings.Join(plAggregates, ", "))
 	}
-	return harness.WriteConfig(t, `
-durability: memory
-commit_interval: 20ms
-http: {listen: "127.0.0.1:0"}
-broker: {url: `+url+`, client_id: `+p+`}
-`, map[string]string{
+	return harness.WriteConfig(t, daemonYAML("memory", url, p), map[string]string{
 		"line.yaml":  device("line", "{topic_segment: 1}", "per-sensor"),
 		"plant.yaml": device("plant", "{field: site}", "fleet"),
 	})

@@ -31,28 +31,12 @@ func TestEdgedRidesOutABrokerRestart(t *testing.T) {
 			p := fmt.Sprintf("pl-restart-%d", time.Now().UnixNano())
 			// idle_timeout 0: no window fires for want of data while the broker
 			// is down; a closing reading far ahead fires the last ones.
-			path := harness.WriteConfig(t, `
-durability: memory
-commit_interval: 20ms
-http: {listen: "127.0.0.1:0"}
-broker: {url: `+mq.URL()+`, client_id: `+p+`}
-`, map[string]string{"d.yaml": fmt.Sprintf(`
-device: d
-streams:
-  - name: sensors
-    topic: %[1]s/+/data
-    qos: %[2]d
-    timestamp: {field: ts, unit: ms}
-    key: {topic_segment: 1}
-    watermark: {strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 0s}
-windows:
-  - name: w
-    stream: sensors
-    type: tumbling
-    size: 1s
-    aggregates: [count, sum(temp), max(temp)]
-    output: {topic: "%[1]s/out/{key}", qos: 1}
-`, p, tt.qos)})
+			path := harness.WriteConfig(t, daemonYAML("memory", mq.URL(), p), map[string]string{"d.yaml": tumblingDevice{
+				device: "d", stream: "sensors", topic: p + "/+/data", qos: tt.qos,
+				watermark:  "{strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 0s}",
+				aggregates: "[count, sum(temp), max(temp)]",
+				output:     p + "/out/{key}",
+			}.yaml()})
 			results := plCollect(t, mq.URL(), p+"/out/#", true)
 			e := harness.Start(t, path)
 			pub := plPublish(t, mq.URL())

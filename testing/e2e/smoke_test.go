@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -14,35 +13,15 @@ const localBroker = "tcp://127.0.0.1:1883"
 
 func TestResultsArriveForEverySensor(t *testing.T) {
 	prefix := fmt.Sprintf("smoke%d", time.Now().UnixNano())
-	path := harness.WriteConfig(t, `
-durability: memory
-commit_interval: 20ms
-http: {listen: "127.0.0.1:0"}
-broker: {url: `+localBroker+`, client_id: `+prefix+`}
-`, map[string]string{"dev.yaml": `
-device: dev
-streams:
-  - name: s
-    topic: ` + prefix + `/+/data
-    qos: 0
-    timestamp: {field: ts, unit: ms}
-    key: {topic_segment: 1}
-    watermark: {strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 300ms}
-windows:
-  - name: w
-    stream: s
-    type: tumbling
-    size: 1s
-    aggregates: [count, avg(temp)]
-    output: {topic: "` + prefix + `/out/{key}", qos: 1}
-`})
+	path := harness.WriteConfig(t, daemonYAML("memory", localBroker, prefix), map[string]string{"dev.yaml": tumblingDevice{
+		device: "dev", stream: "s", topic: prefix + "/+/data", qos: 0,
+		watermark:  "{strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 300ms}",
+		aggregates: "[count, avg(temp)]",
+		output:     prefix + "/out/{key}",
+	}.yaml()})
 	coll := harness.Collect(t, localBroker, prefix+"/out/#")
 	harness.Start(t, path)
-	pub, err := mqtt.Connect(context.Background(), mqtt.Options{URL: localBroker, ClientID: prefix + "-pub", CleanSession: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pub.Close(time.Second)
+	pub := connect(t, "publisher", mqtt.Options{URL: localBroker, ClientID: prefix + "-pub", CleanSession: true})
 	base := int64(1_733_140_000_000)
 	for i := range 30 {
 		for s := range 3 {

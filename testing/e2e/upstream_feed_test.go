@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -126,11 +125,7 @@ var upQuiet = slog.New(slog.DiscardHandler)
 
 func upPublish(t testing.TB, url, id string) *upPublisher {
 	t.Helper()
-	c, err := mqtt.Connect(context.Background(), mqtt.Options{URL: url, ClientID: id, CleanSession: true, Logger: upQuiet})
-	if err != nil {
-		t.Fatalf("publisher: %v", err)
-	}
-	t.Cleanup(func() { c.Close(time.Second) })
+	c := connect(t, "publisher", mqtt.Options{URL: url, ClientID: id, CleanSession: true, Logger: upQuiet})
 	return &upPublisher{t: t, c: c, slots: make(chan struct{}, upMaxUnacked)}
 }
 

@@ -1,17 +1,16 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/testing/broker"
 )
 
 // Edged is an in-process daemon under test.
@@ -19,7 +18,7 @@ type Edged struct {
 	*actors.Daemon
 	Dir    string
 	Config *configs.Daemon
-	logs   *syncBuffer
+	logs   *broker.SyncBuffer
 }
 
 // WriteConfig writes a daemon file (daemonYAML) and device files into a new temp dir
@@ -50,7 +49,7 @@ func Start(t testing.TB, path string) *Edged {
 	if err != nil {
 		t.Fatalf("loading %s: %v", path, err)
 	}
-	logs := &syncBuffer{}
+	logs := &broker.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -70,20 +69,3 @@ func Start(t testing.TB, path string) *Edged {
 
 // Logs returns what the daemon logged so far.
 func (e *Edged) Logs() string { return e.logs.String() }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
