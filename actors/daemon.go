@@ -226,6 +226,8 @@ func (d *Daemon) Health() (ok bool, status string) {
 		return false, "broker disconnected"
 	case d.topo.system.IsStopped():
 		return false, "stopped"
+	case d.topo.stoppedDevice() != "":
+		return false, "device pipeline stopped after repeated failures: " + d.topo.stoppedDevice()
 	case d.commitFailing():
 		return false, "state commits failing (disk full?): intake stalled"
 	case d.upstream != nil && !d.upstream.connected():

@@ -141,3 +141,16 @@ func TestThousandsOfLateRecordsBetweenTwoFlushesCommit(t *testing.T) {
 		t.Errorf("%d late records published, want %d", got, late)
 	}
 }
+
+func TestAStoppedPipelineIsReported(t *testing.T) {
+	topo, _, _ := newTestTopology(t, supervisionDevice)
+	if d := topo.stoppedDevice(); d != "" {
+		t.Fatalf("stoppedDevice = %q with every pipeline running", d)
+	}
+	if err := topo.system.Root.StopFuture(topo.pipelines[0]).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if d := topo.stoppedDevice(); d != "d" {
+		t.Errorf("stoppedDevice = %q after device d's pipeline stopped, want d", d)
+	}
+}

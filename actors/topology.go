@@ -71,6 +71,17 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	return t, nil
 }
 
+// stoppedDevice names a device whose pipeline is no longer running (its supervisor
+// gave up restarting it), or "".
+func (t *topology) stoppedDevice() string {
+	for i, p := range t.pipelines {
+		if _, ok := t.system.ProcessRegistry.GetLocal(p.Id); !ok {
+			return t.router.devices[i].plan.device.ID
+		}
+	}
+	return ""
+}
+
 // tick sends processing time to every pipeline and the sink.
 func (t *topology) tick(now int64) {
 	tk := &Tick{Now: now}
