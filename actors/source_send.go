@@ -1,0 +1,107 @@
+package actors
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/watermark"
+)
+
+// Where a source's output goes: records and watermarks to the window actors of its
+// keys, flushes passed on to the ones it touched.
+
+// boundKey is a window actor the source feeds.
+type boundKey struct {
+	pid     *actor.PID
+	touched bool
+}
+
+// forward sends the reading to the window actors of its key and hands them the ack.
+func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
+	n := len(s.plan.windows)
+	if n == 0 {
+		return false
+	}
+	r := &s.reading
+	rec := &RecordDecoded{
+		Stream: s.topic, Key: r.Key, TS: r.TS,
+		Values: s.values(r.Values), Status: s.status(),
+		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
+	}
+	m.ack.add(n - 1) // the source's own hold passes to the first window actor
+	for _, wi := range s.plan.windows {
+		id := keyID{wi, r.Key}
+		if b := s.bound[id]; b != nil {
+			s.touch(b)
+			ctx.Send(b.pid, rec)
+			continue
+		}
+		s.routed[id]++
+		ctx.Send(ctx.Parent(), &routeRecord{win: wi, rec: rec, seq: s.routed[id]})
+	}
+	return true
+}
+
+// onKeyBound starts sending to a window actor directly. It first gets the stream's
+// current status: a watermark emitted while its address was on the way did not reach it.
+func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
+	if _, ok := s.bound[m.id]; ok || m.seq != s.routed[m.id] {
+		return
+	}
+	delete(s.routed, m.id)
+	b := &boundKey{pid: m.pid}
+	s.bound[m.id] = b
+	s.fed = append(s.fed, b)
+	s.touch(b)
+	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.topic, Status: s.status(), At: s.now})
+}
+
+func (s *source) touch(b *boundKey) {
+	if !b.touched {
+		b.touched = true
+		s.touched = append(s.touched, b)
+		s.handle.dirty.Store(true)
+	}
+}
+
+// emit sends the stream's status to its window actors if it changed.
+func (s *source) emit(ctx actor.Context, now int64) {
+	st, changed := s.gen.Tick(now)
+	if st.Watermark != watermark.Min {
+		s.lagGauge.Set(float64(now - st.Watermark))
+	}
+	if !changed {
+		return
+	}
+	s.dirty = true
+	s.handle.dirty.Store(true)
+	if st.Watermark != watermark.Min {
+		s.wmGauge.Set(float64(st.Watermark))
+	}
+	s.idleGauge.Set(b2f(st.Idle))
+	wm := &WatermarkEmitted{Stream: s.topic, Status: st, At: now}
+	if s.env.traceWatermark != nil {
+		s.env.traceWatermark(s.device, wm)
+	}
+	for _, b := range s.fed {
+		s.touch(b)
+		ctx.Send(b.pid, wm)
+	}
+}
+
+// onFlush hands the committer the source's own changes and passes the flush on to the
+// window actors it touched, telling the committer first how many answers to expect.
+func (s *source) onFlush(ctx actor.Context, epoch uint64) {
+	if s.dirty {
+		s.pending.main.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
+		s.dirty = false
+	}
+	ctx.Send(s.committer, &Flushed{Epoch: epoch, Units: s.pending.take(), Extra: len(s.touched)})
+	if len(s.touched) > 0 {
+		wf := &Flush{Epoch: epoch}
+		for _, b := range s.touched {
+			b.touched = false
+			ctx.Send(b.pid, wf)
+		}
+		s.touched = s.touched[:0]
+	}
+}
