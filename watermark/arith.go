@@ -6,8 +6,9 @@ import "math"
 // values near the int64 limits; the arithmetic saturates instead of wrapping
 // around, which would turn a far-future timestamp into a far-past watermark.
 
-// addSat returns a+b clamped to the int64 range.
-func addSat(a, b int64) int64 {
+// AddSat returns a+b clamped to the int64 range: event-time arithmetic that a
+// timestamp near the limits cannot wrap around. windows/ uses it too.
+func AddSat(a, b int64) int64 {
 	c := a + b
 	switch {
 	case b > 0 && c < a:

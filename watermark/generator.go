@@ -55,7 +55,7 @@ func (g *Generator) Observe(ts, now int64) Verdict {
 	g.seen = true
 	g.arrival, g.idleFrom, g.baseAt = now, now, now
 	if g.cfg.Strategy != Punctuated {
-		g.base = addSat(g.max, -g.bound-1)
+		g.base = AddSat(g.max, -g.bound-1)
 		g.wm = max(g.wm, g.base)
 	}
 	if g.idle {
@@ -73,7 +73,7 @@ func (g *Generator) isFuture(ts, now int64) bool {
 	if g.cfg.MaxFutureSkew == 0 || !g.seen {
 		return false
 	}
-	limit := addSat(addSat(g.max, elapsed(now, g.arrival)), g.cfg.MaxFutureSkew)
+	limit := AddSat(AddSat(g.max, elapsed(now, g.arrival)), g.cfg.MaxFutureSkew)
 	return ts > limit
 }
 
@@ -102,7 +102,7 @@ func (g *Generator) Tick(now int64) (Status, bool) {
 		g.idle = true
 	}
 	if g.idle && g.cfg.IdleMode == Advance && g.base != Min {
-		g.wm = max(g.wm, addSat(g.base, elapsed(now, g.baseAt)))
+		g.wm = max(g.wm, AddSat(g.base, elapsed(now, g.baseAt)))
 	}
 	s := Status{Watermark: g.wm, Idle: g.idle}
 	changed := s != g.last

@@ -1,6 +1,10 @@
 package windows
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/edged/edged/watermark"
+)
 
 // Assigner decides which windows an event time belongs to.
 type Assigner interface {
@@ -49,7 +53,7 @@ type tumbling struct{ size, offset int64 }
 
 func (t tumbling) Assign(ts int64, dst []Window) []Window {
 	s := windowStart(ts, t.offset, t.size)
-	return append(dst, Window{Start: s, End: addSat(s, t.size)})
+	return append(dst, Window{Start: s, End: watermark.AddSat(s, t.size)})
 }
 
 func (tumbling) Merging() bool { return false }
@@ -59,7 +63,7 @@ type sliding struct{ size, slide, offset int64 }
 func (s sliding) Assign(ts int64, dst []Window) []Window {
 	n := len(dst)
 	for st := windowStart(ts, s.offset, s.slide); st > ts-s.size; st -= s.slide {
-		dst = append(dst, Window{Start: st, End: addSat(st, s.size)})
+		dst = append(dst, Window{Start: st, End: watermark.AddSat(st, s.size)})
 	}
 	added := dst[n:]
 	for i, j := 0, len(added)-1; i < j; i, j = i+1, j-1 {
@@ -73,7 +77,7 @@ func (sliding) Merging() bool { return false }
 type session struct{ gap int64 }
 
 func (s session) Assign(ts int64, dst []Window) []Window {
-	return append(dst, Window{Start: ts, End: addSat(ts, s.gap)})
+	return append(dst, Window{Start: ts, End: watermark.AddSat(ts, s.gap)})
 }
 
 func (session) Merging() bool { return true }

@@ -100,7 +100,7 @@ func (o *Operator) OnRecord(key string, r Record, out *Output) Verdict {
 }
 
 func (o *Operator) reject(key string, ts int64, out *Output) Verdict {
-	if addSat(ts, o.lateness) <= o.wm {
+	if watermark.AddSat(ts, o.lateness) <= o.wm {
 		out.Late = append(out.Late, Late{Key: key, TS: ts, Watermark: o.wm, Missed: slices.Clone(o.assigned)})
 		return LateOutput
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
 )
 
@@ -65,7 +66,7 @@ func (s *Sim) Offer(e Event) windows.Verdict {
 	case ok:
 		s.accepted = append(s.accepted, e)
 		return windows.Applied
-	case addSat(e.TS, s.lateness) <= s.wm:
+	case watermark.AddSat(e.TS, s.lateness) <= s.wm:
 		return windows.LateOutput
 	default:
 		return windows.Dropped
@@ -124,15 +125,4 @@ func (s *Sim) Members(ref windows.Ref) []Event {
 	return out
 }
 
-func (s *Sim) cleanup(w windows.Window) int64 { return addSat(w.End-1, s.lateness) }
-
-func addSat(a, b int64) int64 {
-	c := a + b
-	switch {
-	case b > 0 && c < a:
-		return math.MaxInt64
-	case b < 0 && c > a:
-		return math.MinInt64
-	}
-	return c
-}
+func (s *Sim) cleanup(w windows.Window) int64 { return watermark.AddSat(w.End-1, s.lateness) }
