@@ -9,7 +9,7 @@ run: build
 
 ## test: every test, with the race detector (end-to-end suites need mosquitto)
 test: lint
-	$(GO) test -race -timeout 20m ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## bench: edged's benchmark table (replay, live MQTT, persistence) plus go benchmarks
 bench:
