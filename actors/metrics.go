@@ -27,6 +27,7 @@ type Metrics struct {
 	Published     prometheus.Counter
 	PublishErrors prometheus.Counter
 	Quarantined   *prometheus.CounterVec // device, window
+	Unreadable    *prometheus.CounterVec // device: saved stream or valve states skipped at start
 	BrokerUp      prometheus.Gauge
 	UpstreamUp    prometheus.Gauge
 	OutboxRecords *prometheus.GaugeVec // queue
@@ -63,6 +64,7 @@ func NewMetrics() *Metrics {
 		Published:     f.counter("edged_results_published_total", "Results delivered to the local broker."),
 		PublishErrors: f.counter("edged_publish_errors_total", "Result publishes that failed and will be retried."),
 		Quarantined:   f.counters("edged_quarantined_windows_total", "Persisted windows that failed to decode.", "device", "window"),
+		Unreadable:    f.counters("edged_unreadable_state_total", "Persisted stream or valve states that failed to decode (started empty).", "device"),
 		BrokerUp:      f.gauge("edged_broker_connected", "1 while connected to the local broker."),
 		UpstreamUp:    f.gauge("edged_upstream_connected", "1 while connected to the upstream broker."),
 		OutboxRecords: f.gauges("edged_outbox_records", "Entries waiting in an outbox.", "queue"),

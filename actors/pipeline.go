@@ -104,6 +104,8 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 		// Without its state the device would count records twice; stop it loudly.
 		panic(fmt.Errorf("loading state of device %s: %w", dev, err))
 	}
+	// persist logged each one; what they held starts empty.
+	p.env.metrics.Unreadable.WithLabelValues(dev).Add(float64(len(st.Corrupt)))
 	byName := map[string]int{}
 	for i, w := range p.plan.windows {
 		byName[w.cfg.Name] = i

@@ -223,6 +223,9 @@ func TestUnreadableStateIsQuarantinedAndEdgedKeepsRunning(t *testing.T) {
 	harness.Eventually(t, 10*time.Second, "two windows quarantined", func() bool {
 		return e.metric("edged_quarantined_windows_total") == 2
 	})
+	if got := e.metric("edged_unreadable_state_total"); got != 1 {
+		t.Errorf("edged_unreadable_state_total = %v, want 1 (the stream state of version 99)", got)
+	}
 	for _, want := range []string{"quarantined a saved window that does not decode", "unknown encoding version", "bad end", "state version 99"} {
 		if e.logs.count(want) == 0 {
 			t.Errorf("log lacks %q", want)
