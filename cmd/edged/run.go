@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -22,9 +21,6 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "", "state directory (overrides data_dir)")
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if *path == "" {
-		return errors.New("--config is required")
 	}
 	cfg, err := loadConfig(*path, stderr)
 	if err != nil {

@@ -14,9 +14,6 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *path == "" {
-		return errors.New("--config is required")
-	}
 	cfg, err := loadConfig(*path, stderr)
 	if err != nil {
 		return err
@@ -30,9 +27,12 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadConfig loads and validates a daemon config; config errors are printed one per
-// line as file:line: field: reason, and the command exits 1.
+// loadConfig loads and validates the daemon config of --config; config errors are
+// printed one per line as file:line: field: reason, and the command exits 1.
 func loadConfig(path string, stderr io.Writer) (*configs.Daemon, error) {
+	if path == "" {
+		return nil, errors.New("--config is required")
+	}
 	cfg, err := configs.Load(path)
 	var errs configs.Errors
 	if errors.As(err, &errs) {
