@@ -118,7 +118,10 @@ func (s *source) begin(now int64) {
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	s.begin(m.At)
 	s.handle.dirty.Store(true)
-	id := messageID(m.Topic, m.Payload)
+	var id uint64 // only QoS 1 messages are redelivered, so only they need one
+	if m.QoS > 0 {
+		id = messageID(m.Topic, m.Payload)
+	}
 	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
 		s.decodeErrors.Inc()
 		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.topic, "err", err)
