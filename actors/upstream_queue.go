@@ -36,7 +36,6 @@ type upQueue struct {
 type upBatch struct {
 	queue  *upQueue
 	seqs   []uint64
-	bytes  int64
 	sentAt int64 // processing time; the ack timeout counts only while connected
 }
 
