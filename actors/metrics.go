@@ -1,6 +1,9 @@
 package actors
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
 
 // Metrics are the daemon's Prometheus series. Streams are labelled by concrete topic
 // so a silent or skewed sensor can be found; that is one series set per sensor.
@@ -74,7 +77,7 @@ func NewMetrics() *Metrics {
 		UpstreamDrop:  f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
 		UnshippedLate: f.counters("edged_late_unshipped_total", "Late records logged because no upstream is configured.", "device"),
 	}
-	r.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -99,9 +99,7 @@ func crashAwait(t testing.TB, coll *crashCollector, events []oracle.Event, uniqu
 		if len(v.problems) == 0 || time.Now().After(deadline) {
 			return v
 		}
-		select {
-		case <-time.After(250 * time.Millisecond): // poll interval
-		}
+		time.Sleep(250 * time.Millisecond) // the poll interval of a wait bounded by deadline
 	}
 }
 
