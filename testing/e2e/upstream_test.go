@@ -125,12 +125,10 @@ func upDrain(t *testing.T, bin string) {
 		// reaches 20,000/s as long as a PUBACK takes less than 12 ms to come back,
 		// which holds on a loaded 2-core machine running the race detector.
 		batch = 250
-		// A live window's result, from the reading that closes it to the local
-		// broker, normally takes tens of ms. A drain that stalled the pipeline or
-		// the store would push the median up, and the slowest to the length of the
-		// drain (5 s at least); the slack is for a machine shared with other tests.
-		maxMedianLatency = 500 * time.Millisecond
-		maxLatency       = 5 * time.Second
+		// A live window must keep firing while the backlog drains: each one has
+		// liveWindowDeadline to reach the local broker (normally tens of ms). How
+		// fast is measured and logged, not asserted: timing belongs to benchmarks.
+		liveWindowDeadline = 10 * time.Second
 		// Memory: the actor holds at most a batch, so draining adds nothing of its
 		// own (a heap profile of an in-process run shows edged's part flat at ~10 MB
 		// from backlog to drained); holding the backlog would add 40 MB and more.
@@ -199,7 +197,7 @@ func upDrain(t *testing.T, bin string) {
 		pub.send(live, 1, upReading(ts, -1))
 		if steps > 0 {
 			start := ts - upWindowMS/2 - upWindowMS
-			harness.Eventually(t, 10*time.Second, "the live window's result during the drain", func() bool {
+			harness.Eventually(t, liveWindowDeadline, "the live window's result during the drain", func() bool {
 				for _, r := range results.Results(t) {
 					if r.Key == "live" && r.Start == start {
 						return true
@@ -224,12 +222,6 @@ func upDrain(t *testing.T, bin string) {
 	t.Logf("drained in %s; %d live windows fired meanwhile, median %s, slowest %s; RSS %d -> max %d MiB, GC heap goal %d -> max %d MiB",
 		drained.Round(time.Millisecond), len(latencies), latencies[len(latencies)/2].Round(time.Millisecond), worst.Round(time.Millisecond),
 		rss0>>20, maxRSS>>20, int64(goal0)>>20, int64(maxGoal)>>20)
-	if median := latencies[len(latencies)/2]; median > maxMedianLatency {
-		t.Errorf("live windows' results took %s (median) during the drain, want under %s", median, maxMedianLatency)
-	}
-	if worst > maxLatency {
-		t.Errorf("a live window's result took %s during the drain, want under %s", worst, maxLatency)
-	}
 	if maxRSS-rss0 > maxRSSGrowth {
 		t.Errorf("RSS grew by %d MiB while draining, want at most %d", (maxRSS-rss0)>>20, maxRSSGrowth>>20)
 	}
@@ -262,10 +254,10 @@ func upSeqs(n int) []int {
 
 // upCheckRate checks, from the receiving side, that the records never ran ahead
 // of rate (measured from the first arrival, allowing timing noise and a few
-// batches), and that the drain as a whole did not crawl. The lower bound is loose:
-// on a loaded machine PUBACKs come back slowly, and with one batch in flight that
-// caps the drain below max_rate (TestUpstreamReachesAMaxRateWorthSeveralBatchesPerTick
-// in actors pins the pacing itself down with a fake clock).
+// batches), and logs the rate achieved. No lower bound: on a loaded machine PUBACKs
+// come back slowly, and with one batch in flight that caps the drain below max_rate
+// (TestUpstreamReachesAMaxRateWorthSeveralBatchesPerTick in actors pins the pacing
+// itself down with a fake clock).
 func upCheckRate(t testing.TB, recs []upRecord, rate float64, batch int) {
 	t.Helper()
 	if len(recs) < 2*batch {
@@ -280,9 +272,6 @@ func upCheckRate(t testing.TB, recs []upRecord, rate float64, batch int) {
 	}
 	achieved := float64(len(recs)) / last.Sub(first).Seconds()
 	t.Logf("%d records in %s: %.0f records/s against max_rate %.0f", len(recs), last.Sub(first).Round(time.Millisecond), achieved, rate)
-	if achieved < rate/4 {
-		t.Errorf("the backlog drained at %.0f records/s, less than a quarter of max_rate %.0f", achieved, rate)
-	}
 }
 
 func TestAFullOutboxUnderBlockShedsQoS0IntakeUntilTheCloudReturns(t *testing.T) {
