@@ -16,7 +16,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", stderr)
+	fs := newFlags("run", stdout, stderr)
 	path := fs.String("config", "", "daemon config file (YAML)")
 	data := fs.String("data", "", "state directory (overrides data_dir)")
 	if err := fs.Parse(args); err != nil {
