@@ -66,11 +66,12 @@ func load(f files, file string) (*Daemon, error) {
 	}
 	applyDefaults(d)
 	for _, p := range []*string{&d.DataDir, &d.DevicesDir, &d.Broker.TLS.CA, &d.Broker.TLS.Cert, &d.Broker.TLS.Key,
-		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key} {
+		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key, &d.Broker.PasswordFile, &d.Upstream.PasswordFile} {
 		if *p != "" {
 			*p = f.resolve(file, *p)
 		}
 	}
+	readPasswords(f, r, d)
 
 	// Without a readable daemon file devices_dir is a guess; reporting its
 	// devices would only add noise.

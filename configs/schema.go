@@ -29,6 +29,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"client_id", str(&c.Broker.ClientID)},
 			field{"username", str(&c.Broker.Username)},
 			field{"password", str(&c.Broker.Password)},
+			field{"password_file", str(&c.Broker.PasswordFile)},
 			field{"tls", tlsSchema(&c.Broker.TLS)},
 			field{"keepalive", duration(&c.Broker.KeepAlive)},
 		)},
@@ -37,6 +38,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"client_id", str(&c.Upstream.ClientID)},
 			field{"username", str(&c.Upstream.Username)},
 			field{"password", str(&c.Upstream.Password)},
+			field{"password_file", str(&c.Upstream.PasswordFile)},
 			field{"tls", tlsSchema(&c.Upstream.TLS)},
 			field{"topic_prefix", str(&c.Upstream.TopicPrefix)},
 			field{"batch", mapping(

@@ -7,8 +7,8 @@ import (
 )
 
 var (
-	brokerSchemes = []string{"tcp", "mqtt", "ssl", "tls", "ws", "wss"}
-	tlsSchemes    = []string{"ssl", "tls", "wss"}
+	brokerSchemes = []string{"tcp", "mqtt", "mqtts", "ssl", "tls", "ws", "wss"}
+	tlsSchemes    = []string{"mqtts", "ssl", "tls", "wss"}
 )
 
 // Validate checks the daemon file and every device, collecting all problems.
@@ -110,9 +110,9 @@ func (r *report) brokerURL(path, raw string, embeddedOK bool) {
 	u, err := url.Parse(raw)
 	if err != nil || !slices.Contains(brokerSchemes, u.Scheme) {
 		if embeddedOK {
-			r.at(path, "%q must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)
+			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)
 		} else {
-			r.at(path, "%q must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://", raw)
+			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://", raw)
 		}
 		return
 	}
@@ -132,7 +132,7 @@ func (r *report) tls(parent, rawURL string, t TLS) {
 		return
 	}
 	if u, err := url.Parse(rawURL); err == nil && slices.Contains(brokerSchemes, u.Scheme) && !slices.Contains(tlsSchemes, u.Scheme) {
-		r.at(join(parent, "tls"), "is set but %s:// does not use TLS; use ssl://, tls:// or wss://", u.Scheme)
+		r.at(join(parent, "tls"), "is set but %s:// does not use TLS; use mqtts://, ssl://, tls:// or wss://", u.Scheme)
 		return
 	}
 	if t.CA != "" {

@@ -35,8 +35,8 @@ var ErrClosed = errors.New("mqtt client closed")
 
 // Options configure a Client.
 type Options struct {
-	// URL of the broker: tcp://, mqtt:// (same as tcp), ssl://, tls:// (same
-	// as ssl), ws:// or wss://, host and port.
+	// URL of the broker: tcp://, mqtt:// (same as tcp), mqtts://, ssl://,
+	// tls:// (all three TLS), ws:// or wss://, host and port.
 	URL      string
 	ClientID string
 	Username string

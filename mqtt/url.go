@@ -17,12 +17,12 @@ func parseBrokerURL(raw string) (*url.URL, error) {
 	switch u.Scheme {
 	case "tcp", "mqtt":
 		port = "1883"
-	case "ssl", "tls":
+	case "mqtts", "ssl", "tls":
 		port = "8883"
 	case "ws", "wss":
 		// The websocket dialer knows its default ports.
 	default:
-		return nil, fmt.Errorf("broker URL %s: unknown scheme %q: use tcp, mqtt, ssl, tls, ws or wss", u.Redacted(), u.Scheme)
+		return nil, fmt.Errorf("broker URL %s: unknown scheme %q: use tcp, mqtt, mqtts, ssl, tls, ws or wss", u.Redacted(), u.Scheme)
 	}
 	if u.Hostname() == "" {
 		return nil, fmt.Errorf("broker URL %s has no host", u.Redacted())

@@ -43,6 +43,9 @@ func serve(cfg *configs.Daemon, path string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := sdNotify("READY=1"); err != nil {
+		log.Warn("cannot tell systemd that edged is ready", "err", err)
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -50,6 +53,7 @@ func serve(cfg *configs.Daemon, path string, stderr io.Writer) error {
 		select {
 		case <-ctx.Done():
 			log.Info("stopping", "timeout", shutdownTimeout)
+			_ = sdNotify("STOPPING=1")
 			return d.Stop(shutdownTimeout)
 		case <-hup:
 			if path == "" {
