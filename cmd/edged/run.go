@@ -40,6 +40,11 @@ func serve(cfg *configs.Daemon, path string, stderr io.Writer) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	d, err := actors.Start(ctx, cfg, log)
+	if err != nil && ctx.Err() != nil {
+		// Stopped while still waiting for the broker: nothing was taken, nothing is lost.
+		log.Info("stopped before edged was running", "reason", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
