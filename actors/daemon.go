@@ -54,7 +54,10 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	if err != nil {
 		return nil, err
 	}
-	d.store, err = persist.Open(persist.Options{Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log})
+	d.store, err = persist.Open(persist.Options{
+		Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log,
+		MinFreeDisk: uint64(cfg.Limits.MinFreeDisk),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +231,8 @@ func (d *Daemon) Health() (ok bool, status string) {
 		return false, "stopped"
 	case d.topo.stoppedDevice() != "":
 		return false, "device pipeline stopped after repeated failures: " + d.topo.stoppedDevice()
+	case d.store.DiskLow() != nil:
+		return false, d.store.DiskLow().Error() + ": commits paused, intake stalled until there is room"
 	case d.commitFailing():
 		return false, "state commits failing (disk full?): intake stalled"
 	case d.upstream != nil && !d.upstream.connected():

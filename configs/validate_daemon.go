@@ -34,6 +34,9 @@ func (d *Daemon) validate(errs *Errors) {
 	}
 	r.atLeast("limits.max_inflight", d.Limits.MaxInflight, 1)
 	r.atLeast("limits.max_payload", d.Limits.MaxPayload, 1)
+	if d.Limits.MinFreeDisk < 0 {
+		r.at("limits.min_free_disk", "must be at least 0 (0 turns the check off), got %d", d.Limits.MinFreeDisk)
+	}
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)
