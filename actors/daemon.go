@@ -92,7 +92,7 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	pub.client.Store(d.client)
 	d.ticks.Add(1)
 	go d.tickLoop()
-	log.Info("edged running", "devices", len(cfg.Devices), "broker", brokerURL, "data_dir", cfg.DataDir, "http", d.httpAddr)
+	log.Info("edged running", "devices", len(cfg.Devices), "broker", mqtt.RedactURL(brokerURL), "data_dir", cfg.DataDir, "http", d.httpAddr)
 	return d, nil
 }
 

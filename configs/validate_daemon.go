@@ -111,6 +111,7 @@ func (r *report) brokerURL(path, raw string, embeddedOK bool) {
 		return
 	}
 	u, err := url.Parse(raw)
+	raw = redactURL(raw) // the messages below quote it; a password must not reach a log
 	if err != nil || !slices.Contains(brokerSchemes, u.Scheme) {
 		if embeddedOK {
 			r.at(path, "%q must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)
