@@ -117,9 +117,9 @@ func (c *committer) commit(ctx actor.Context) {
 			// Nothing is acknowledged, so the broker keeps every message. Intake
 			// stalls instead of losing data.
 			c.env.metrics.CommitErrors.Inc()
+			c.env.commitFailures.set(c.device, err) // the latest cause, for /healthz
 			if !c.failed {
 				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
-				c.env.commitFailures.Add(1)
 			}
 			c.failed = true
 			return
@@ -127,7 +127,7 @@ func (c *committer) commit(ctx actor.Context) {
 		c.retry = nil
 		if c.failed {
 			c.env.log.Info("committing state works again", "device", c.device)
-			c.env.commitFailures.Add(-1)
+			c.env.commitFailures.set(c.device, nil)
 			c.failed = false
 		}
 		c.env.metrics.Commits.Inc()
