@@ -122,6 +122,9 @@ func (c *committer) commit(ctx actor.Context) {
 				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
 			}
 			c.failed = true
+			// A stop waiting for this commit must not wait for the disk: what is
+			// left unacknowledged stays with the broker.
+			c.closeDones()
 			return
 		}
 		c.retry = nil
@@ -140,6 +143,11 @@ func (c *committer) commit(ctx actor.Context) {
 		}
 		c.held = c.held[:0]
 	}
+	c.closeDones()
+}
+
+// closeDones tells whoever asked for a flush that the commit was tried.
+func (c *committer) closeDones() {
 	for _, d := range c.dones {
 		close(d)
 	}

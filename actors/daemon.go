@@ -181,8 +181,32 @@ func (d *Daemon) stop(timeout time.Duration) error {
 	if err == nil {
 		err = d.waitAll(d.topo.flushAll(), deadline, "every device committed its deliveries")
 	}
+	if err == nil {
+		d.logUnacknowledged()
+	}
 	d.close()
 	return err
+}
+
+// logUnacknowledged says, for a stop during a stall, what the broker keeps: the
+// messages of each device whose effect could not be committed.
+func (d *Daemon) logUnacknowledged() {
+	failing := map[string]error{}
+	for _, f := range d.topo.env.commitFailures.list() {
+		failing[f.device] = f.err
+	}
+	for _, dev := range d.topo.router.devices {
+		id := dev.plan.device.ID
+		n := dev.inflight.Load()
+		if n == 0 {
+			continue
+		}
+		attrs := []any{"device", id, "messages", n}
+		if err := failing[id]; err != nil {
+			attrs = append(attrs, "because", err)
+		}
+		d.log.Warn("stopping with messages not acknowledged: the broker redelivers them (QoS 1) at the next start", attrs...)
+	}
 }
 
 func (d *Daemon) waitAll(dones []chan struct{}, deadline <-chan time.Time, what string) error {

@@ -67,6 +67,47 @@ func TestDiskFullStallsIntakeAndResumesWhenSpaceReturns(t *testing.T) {
 	crashReport(t, crashAwait(t, coll, events, false))
 }
 
+// A stop during a stall must not wait for the disk: edged exits 0 at once, says
+// what it leaves unacknowledged, and the broker redelivers it to the next run.
+func TestSigtermDuringADiskStallExitsCleanlyAndLosesNothing(t *testing.T) {
+	disk := faultMountTmpfs(t, faultDiskSize)
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	s := crashConfigIn(t, mq.URL(), fmt.Sprintf("stallstop-%d", time.Now().UnixNano()), filepath.Join(disk, "data"), "")
+	coll := crashCollect(t, s)
+	e := crashStart(t, bin, s.config)
+	const n = 4000
+	events := crashEvents(17, n)
+	var acked atomic.Int64
+	if err := crashPublish(t, s, events, 0, n/2, &acked); err != nil {
+		t.Fatal(err)
+	}
+	filler := filepath.Join(disk, "filler")
+	faultFill(t, filler)
+	faultAwaitHealth(t, e, http.StatusServiceUnavailable)
+	if err := crashPublish(t, s, events, n/2, n, &acked); err != nil {
+		t.Fatal(err)
+	}
+	faultAwaitAlive(t, e, "readings held unacknowledged", func() bool { return e.metric("edged_inflight_messages") > 0 })
+
+	began := time.Now()
+	if code := e.term(); code != 0 {
+		t.Errorf("edged exited %d after SIGTERM during the stall, want 0", code)
+	}
+	t.Logf("stopped in %s", time.Since(began).Round(time.Millisecond))
+	line, ok := e.logs.find(0, "stopping with messages not acknowledged")
+	if !ok || !strings.Contains(line, "the disk is nearly full") {
+		t.Errorf("the log does not say what was left unacknowledged and why:\n%s", e.logs.tail(30))
+	}
+	t.Log(line)
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	crashReport(t, crashAwait(t, coll, events, false))
+}
+
 // faultMountTmpfs mounts a tmpfs of size bytes on a new temp dir, unmounted when the
 // test ends (after edged, whose cleanup is registered later, was killed).
 func faultMountTmpfs(t *testing.T, size int) string {
