@@ -66,7 +66,7 @@ func Open(o Options) (*Store, error) {
 // database as a crash would: closing writes the memtable out as a new table, which
 // may not fit, and the next Open replays the memtable's log instead.
 func (s *Store) Close() error {
-	if err := s.disk.check(); err != nil {
+	if err := s.disk.check(); errors.Is(err, ErrDiskLow) {
 		s.log.Warn("leaving the state unflushed; the next start replays its log", "dir", s.where, "err", err)
 		return nil
 	}
