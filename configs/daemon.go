@@ -33,8 +33,9 @@ type HTTP struct {
 
 // Limits bound what one device may hold in flight.
 type Limits struct {
-	MaxInflight int // messages per device inside the pipeline before intake stops reading
-	MaxPayload  int // bytes; bigger payloads are rejected at intake
+	MaxInflight int   // messages per device inside the pipeline before intake stops reading
+	MaxPayload  int   // bytes; bigger payloads are rejected at intake
+	MinFreeDisk int64 // bytes free on data_dir's disk below which state commits (and intake) pause; 0 = no check
 }
 
 // Broker is the local MQTT broker the sensors publish to.

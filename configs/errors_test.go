@@ -222,6 +222,14 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			want:   []string{"edged.yaml:1: broker.url: \"tcp://gw\" names no port"},
 		},
 		{
+			name:   "a password in a bad broker URL stays out of the message",
+			daemon: "broker: {url: \"tcp://edge:s3cret@gw\"}\nupstream: {url: \"https//edge:p/w@cloud:8883\"}\n",
+			want: []string{
+				"edged.yaml:1: broker.url: \"tcp://xxxxx@gw\" names no port",
+				"edged.yaml:2: upstream.url: \"xxxxx@cloud:8883\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://",
+			},
+		},
+		{
 			name:   "listen without the embedded broker",
 			daemon: "broker:\n  url: tcp://gw:1883\n  listen: 0.0.0.0:1883\n",
 			want:   []string{"edged.yaml:3: broker.listen: is only used with url: embedded"},

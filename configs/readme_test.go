@@ -34,6 +34,7 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"log.format":                 d.Log.Format + ", " + d.Log.Level,
 		"http.listen":                d.HTTP.Listen,
 		"limits.max_inflight":        fmt.Sprint(d.Limits.MaxInflight),
+		"limits.min_free_disk":       bytesize(d.Limits.MinFreeDisk),
 		"limits.max_payload":         bytesize(int64(d.Limits.MaxPayload)),
 		"broker.url":                 d.Broker.URL,
 		"broker.listen":              DefaultEmbeddedListen,

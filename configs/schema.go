@@ -22,6 +22,7 @@ func daemonSchema(c *Daemon) binder {
 		field{"limits", mapping(
 			field{"max_inflight", integer(&c.Limits.MaxInflight)},
 			field{"max_payload", sizeInt(&c.Limits.MaxPayload)},
+			field{"min_free_disk", size(&c.Limits.MinFreeDisk)},
 		)},
 		field{"broker", mapping(
 			field{"url", str(&c.Broker.URL)},

@@ -34,6 +34,9 @@ func (d *Daemon) validate(errs *Errors) {
 	}
 	r.atLeast("limits.max_inflight", d.Limits.MaxInflight, 1)
 	r.atLeast("limits.max_payload", d.Limits.MaxPayload, 1)
+	if d.Limits.MinFreeDisk < 0 {
+		r.at("limits.min_free_disk", "must be at least 0 (0 turns the check off), got %d", d.Limits.MinFreeDisk)
+	}
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)
@@ -108,6 +111,7 @@ func (r *report) brokerURL(path, raw string, embeddedOK bool) {
 		return
 	}
 	u, err := url.Parse(raw)
+	raw = redactURL(raw) // the messages below quote it; a password must not reach a log
 	if err != nil || !slices.Contains(brokerSchemes, u.Scheme) {
 		if embeddedOK {
 			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)

@@ -68,7 +68,7 @@ type Options struct {
 // Its methods are safe for concurrent use.
 type Client struct {
 	o       Options
-	url     string // redacted, for errors and logs
+	url     string // without userinfo, for errors and logs
 	log     *slog.Logger
 	pc      paho.Client
 	timeout time.Duration
@@ -91,7 +91,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		o: o, url: u.Redacted(), log: o.Logger, timeout: o.ConnectTimeout,
+		o: o, url: RedactURL(u.String()), log: o.Logger, timeout: o.ConnectTimeout,
 		subscribed: make(chan error, 1), closed: make(chan struct{}),
 	}
 	if c.log == nil {

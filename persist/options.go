@@ -24,6 +24,9 @@ type Options struct {
 	Durability Durability
 	DedupTTL   time.Duration // lifetime of dedup marks; 0 = DefaultDedupTTL
 	Logger     *slog.Logger  // receives Badger's warnings and errors; nil = discard
+	// MinFreeDisk is the free space (bytes) below which the Store refuses to open
+	// or commit, so Badger never writes to a full disk; 0 = no check.
+	MinFreeDisk uint64
 
 	// memTableSize overrides defaultMemTableSize so tests can make Badger's
 	// transaction limit small enough to force split commits.
