@@ -168,6 +168,12 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			want:   []string{"devices/d.yaml:11: windows[0].slide: must not be larger than size 10s, got 20s"},
 		},
 		{
+			name:   "a sliding window that puts a record in millions of windows",
+			device: device("", "  - name: w\n    stream: s\n    type: sliding\n    size: 1h\n    slide: 1ms\n    aggregates: [count]\n"),
+			want: []string{"devices/d.yaml:11: windows[0].slide: size 1h0m0s / slide 1ms puts every record in 3600000 windows, " +
+				"more than 1000: make the slide larger or the size smaller"},
+		},
+		{
 			name:   "an offset not less than the size",
 			device: device("", "  - name: w\n    stream: s\n    type: tumbling\n    size: 10s\n    offset: 10s\n    aggregates: [count]\n"),
 			want:   []string{"devices/d.yaml:11: windows[0].offset: must be less than size 10s, got 10s"},

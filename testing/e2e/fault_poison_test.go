@@ -201,3 +201,54 @@ func TestPoisonKeysDoNotBreakOtherDevicesAndArriveOnEscapedTopics(t *testing.T) 
 		t.Errorf("edged_publish_refused_total = %v, want 0: escaped topics are all valid", got)
 	}
 }
+
+func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.T) {
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	config := writeDaemon(t, fmt.Sprintf("data_dir: data\nhttp: {listen: \"127.0.0.1:0\"}\nbroker: {url: %q, client_id: poison-config-%d}\n", mq.URL(), time.Now().UnixNano()),
+		map[string]string{"dev.yaml": `device: dev
+streams:
+  - name: s
+    topic: poison-config/+/data
+    timestamp: {field: ts, unit: ms}
+windows:
+  - name: ok
+    stream: s
+    type: sliding
+    size: 1m
+    slide: 10s
+    aggregates: [count]
+  - name: exploding
+    stream: s
+    type: sliding
+    size: 1h
+    slide: 1ms
+    aggregates: [count]
+`})
+	want := "devices/dev.yaml:17: windows[1].slide: size 1h0m0s / slide 1ms puts every record in 3600000 windows, more than 1000"
+	for _, cmd := range []string{"validate", "run"} {
+		code, out := crashRun(t, bin, 30*time.Second, cmd, "--config", config)
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("edged %s: exit %d, output:\n%s\nwant exit 1 and %q", cmd, code, out, want)
+		}
+	}
+
+	// Without the exploding window, validate passes and estimates the cost of each.
+	crashWriteFile(t, strings.TrimSuffix(config, "edged.yaml")+"devices/dev.yaml", `device: dev
+streams:
+  - name: s
+    topic: poison-config/+/data
+    timestamp: {field: ts, unit: ms}
+windows:
+  - name: ok
+    stream: s
+    type: sliding
+    size: 1m
+    slide: 10s
+    aggregates: [count]
+`)
+	code, out := crashRun(t, bin, 30*time.Second, "validate", "--config", config)
+	if code != 0 || !strings.Contains(out, "dev/ok: sliding 1m0s/10s, 6 window(s) per record") {
+		t.Errorf("edged validate: exit %d, output:\n%s\nwant exit 0 and an estimate of 6 windows per record", code, out)
+	}
+}
