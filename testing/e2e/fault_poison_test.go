@@ -252,3 +252,41 @@ windows:
 		t.Errorf("edged validate: exit %d, output:\n%s\nwant exit 0 and an estimate of 6 windows per record", code, out)
 	}
 }
+
+func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	s := poisonConfig(t, mq.URL(), "poison-future", "", "dev") // max_future_skew: the default 1h
+	results := plCollect(t, mq.URL(), s.prefix+"/out/#", false)
+	e := crashStart(t, bin, s.config)
+	pub := plPublish(t, mq.URL())
+
+	// The sensor's very first reading carries a broken clock; then it behaves.
+	const year9999 = 253_402_300_799_000
+	pub.send(s.topic("dev", "s1"), poisonReading("k", year9999, 0))
+	now := time.Now().UnixMilli()
+	base := now - now%1000 - 5000
+	const readings = 20
+	for i := range readings {
+		pub.send(s.topic("dev", "s1"), poisonReading("k", base+int64(i)*200, i+1))
+	}
+	pub.flush()
+
+	upEventually(t, 30*time.Second, func() bool {
+		_, byKey := poisonCounts(t, results)
+		return byKey["k"] == readings
+	}, func() string {
+		_, byKey := poisonCounts(t, results)
+		return fmt.Sprintf("the normal readings counted %v times in results, want %d; edged_late_total{reason=future} = %v",
+			byKey["k"], readings, poisonMetric(t, e, "edged_late_total", `reason="future"`))
+	})
+	if got := poisonMetric(t, e, "edged_late_total", `reason="future"`); got != 1 {
+		t.Errorf("edged_late_total{reason=future} = %v, want 1", got)
+	}
+	if got := poisonMetric(t, e, "edged_late_total", `reason="too_late"`); got != 0 {
+		t.Errorf("edged_late_total{reason=too_late} = %v, want 0: no normal reading is late", got)
+	}
+	if wm := poisonMetric(t, e, "edged_watermark_ms"); wm > float64(time.Now().UnixMilli()) {
+		t.Errorf("the stream's watermark is %v, in the future", wm)
+	}
+}
