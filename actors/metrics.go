@@ -22,6 +22,7 @@ type Metrics struct {
 	OpenWindows    *prometheus.GaugeVec   // device, window
 	Duplicates     *prometheus.CounterVec // device
 	Unmatched      prometheus.Counter
+	LongTopics     prometheus.Counter
 	Overload       *prometheus.CounterVec // device: QoS 0 messages dropped at intake
 	Inflight       *prometheus.GaugeVec   // device
 	Commits        prometheus.Counter
@@ -60,6 +61,7 @@ func NewMetrics() *Metrics {
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
 		Duplicates:     f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),
 		Unmatched:      f.counter("edged_unmatched_total", "Messages on a topic no stream matches."),
+		LongTopics:     f.counter("edged_long_topics_dropped_total", "Messages dropped (and acknowledged) because their topic is longer than 1024 bytes."),
 		Overload:       f.counters("edged_overload_dropped_total", "QoS 0 messages dropped because the pipeline was full.", "device"),
 		Inflight:       f.gauges("edged_inflight_messages", "Messages received but not yet acknowledged.", "device"),
 		Commits:        f.counter("edged_commits_total", "State commits."),

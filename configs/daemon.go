@@ -35,6 +35,10 @@ type HTTP struct {
 type Limits struct {
 	MaxInflight int // messages per device inside the pipeline before intake stops reading
 	MaxPayload  int // bytes; bigger payloads are rejected at intake
+	// MaxKeyBytes bounds a key taken from a payload field or a topic segment; a
+	// longer one is rejected as undecodable. Keys are part of the store's keys,
+	// which Badger bounds, and of result topics.
+	MaxKeyBytes int
 }
 
 // Broker is the local MQTT broker the sensors publish to.

@@ -95,6 +95,11 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			want:   []string{"edged.yaml:1: broker.password: expected a string, got true (quote it to mean the text)"},
 		},
 		{
+			name:   "a key bound over 16KiB",
+			daemon: "limits: {max_key_bytes: 64KiB}\n",
+			want:   []string{"edged.yaml:1: limits.max_key_bytes: must be at most 16384 (16KiB), got 65536"},
+		},
+		{
 			name:   "a duration without a unit",
 			daemon: "commit_interval: 50\n",
 			want:   []string{"edged.yaml:1: commit_interval: 50 is not a duration (write it like 200ms, 5s or 1m)"},

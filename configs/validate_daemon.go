@@ -34,6 +34,9 @@ func (d *Daemon) validate(errs *Errors) {
 	}
 	r.atLeast("limits.max_inflight", d.Limits.MaxInflight, 1)
 	r.atLeast("limits.max_payload", d.Limits.MaxPayload, 1)
+	if r.atLeast("limits.max_key_bytes", d.Limits.MaxKeyBytes, 1) && d.Limits.MaxKeyBytes > MaxKeyBytesLimit {
+		r.at("limits.max_key_bytes", "must be at most %d (16KiB), got %d", MaxKeyBytesLimit, d.Limits.MaxKeyBytes)
+	}
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)

@@ -26,13 +26,16 @@ type poisonSetup struct {
 	config string
 }
 
+// poisonPrefix is a topic prefix (and client id) no other test uses.
+func poisonPrefix(name string) string { return fmt.Sprintf("%s-%d", name, time.Now().UnixNano()) }
+
 // poisonConfig writes a daemon file (with extra appended) and a device file per
-// device. A device's stream takes <prefix>/<device>/+/data, its key from the
+// device, for topics under prefix. A device's stream takes <prefix>/<device>/+/data, its key from the
 // payload field k, and fires a 1 s tumbling count on <prefix>/out/{device}/{key};
 // a quiet stream's watermark advances after 200 ms, so every window fires.
-func poisonConfig(t testing.TB, url, name, extra string, devices ...string) poisonSetup {
+func poisonConfig(t testing.TB, url, prefix, extra string, devices ...string) poisonSetup {
 	t.Helper()
-	s := poisonSetup{prefix: fmt.Sprintf("%s-%d", name, time.Now().UnixNano())}
+	s := poisonSetup{prefix: prefix}
 	files := map[string]string{}
 	for _, d := range devices {
 		files[d+".yaml"] = fmt.Sprintf(`
@@ -141,7 +144,7 @@ sample:
 func TestPoisonKeysDoNotBreakOtherDevicesAndArriveOnEscapedTopics(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := poisonConfig(t, mq.URL(), "poison-keys", "", "dev", "other")
+	s := poisonConfig(t, mq.URL(), poisonPrefix("poison-keys"), "", "dev", "other")
 	results := plCollect(t, mq.URL(), s.prefix+"/out/#", false)
 	e := crashStart(t, bin, s.config)
 	pub := plPublish(t, mq.URL())
@@ -256,7 +259,7 @@ windows:
 func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := poisonConfig(t, mq.URL(), "poison-future", "", "dev") // max_future_skew: the default 1h
+	s := poisonConfig(t, mq.URL(), poisonPrefix("poison-future"), "", "dev") // max_future_skew: the default 1h
 	results := plCollect(t, mq.URL(), s.prefix+"/out/#", false)
 	e := crashStart(t, bin, s.config)
 	pub := plPublish(t, mq.URL())
@@ -288,5 +291,55 @@ func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
 	}
 	if wm := poisonMetric(t, e, "edged_watermark_ms"); wm > float64(time.Now().UnixMilli()) {
 		t.Errorf("the stream's watermark is %v, in the future", wm)
+	}
+}
+
+func TestPoisonKeyOf65KBDoesNotStallTheDevice(t *testing.T) {
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	prefix := poisonPrefix("poison-long")
+	s := poisonConfig(t, mq.URL(), prefix, fmt.Sprintf(`upstream:
+  url: %q
+  client_id: %s-uplink
+  topic_prefix: %s/cloud
+  batch: {max_records: 10, max_delay: 10ms}
+`, mq.URL(), prefix, prefix), "dev")
+	results := plCollect(t, mq.URL(), s.prefix+"/out/#", false)
+	cloud := plCollect(t, mq.URL(), s.prefix+"/cloud/#", false)
+	e := crashStart(t, bin, s.config)
+	pub := plPublish(t, mq.URL())
+
+	// Within limits.max_payload (64KiB) but over Badger's 65,000-byte keys: a key
+	// that long, and a topic that long, each made every commit of the device fail.
+	long := strings.Repeat("x", 65_100)
+	pub.send(s.topic("dev", "s1"), poisonReading(long, poisonBaseTS, 1))
+	pub.send(s.topic("dev", long), poisonReading("long-topic", poisonBaseTS, 2))
+	for i := range 4 {
+		pub.send(s.topic("dev", "s2"), poisonReading("good", poisonBaseTS+int64(i)*400, 10+i))
+	}
+	pub.flush()
+
+	upEventually(t, 30*time.Second, func() bool {
+		_, byKey := poisonCounts(t, results)
+		return byKey["good"] == 4 && len(cloud.late(t)) == 1 && poisonMetric(t, e, "edged_inflight_messages") == 0
+	}, func() string {
+		_, byKey := poisonCounts(t, results)
+		return fmt.Sprintf("good readings counted %v times (want 4), %d records shipped upstream (want 1), %v messages in flight, %v commit errors",
+			byKey["good"], len(cloud.late(t)), poisonMetric(t, e, "edged_inflight_messages"), poisonMetric(t, e, "edged_commit_errors_total"))
+	})
+	if l := cloud.late(t)[0]; l.Reason != "undecodable" || !strings.Contains(string(l.Payload), long) {
+		t.Errorf("shipped upstream: reason %q, payload of %d bytes; want the long key's reading as undecodable", l.Reason, len(l.Payload))
+	}
+	for _, m := range []struct {
+		name, label string
+		want        float64
+	}{
+		{"edged_late_total", `reason="undecodable"`, 1},
+		{"edged_long_topics_dropped_total", "", 1},
+		{"edged_commit_errors_total", "", 0},
+	} {
+		if got := poisonMetric(t, e, m.name, m.label); got != m.want {
+			t.Errorf("%s{%s} = %v, want %v", m.name, m.label, got, m.want)
+		}
 	}
 }
