@@ -44,6 +44,7 @@ FUZZTIME ?= 15s
 fuzz:
 	$(GO) test ./mqtt -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./mqtt -run '^$$' -fuzz '^FuzzScaleDecimal$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mqtt -run '^$$' -fuzz '^FuzzEscapeLevel$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./windows -run '^$$' -fuzz '^FuzzDecodeAccumulator$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./windows -run '^$$' -fuzz '^FuzzRestore$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./persist -run '^$$' -fuzz '^FuzzDecodeGeneratorState$$' -fuzztime $(FUZZTIME)

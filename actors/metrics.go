@@ -10,35 +10,37 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	RecordsIn     *prometheus.CounterVec // device, stream
-	DecodeErrors  *prometheus.CounterVec // device, stream
-	Late          *prometheus.CounterVec // device, stream, reason
-	Dropped       *prometheus.CounterVec // device, stream, reason
-	Watermark     *prometheus.GaugeVec   // device, stream
-	WatermarkLag  *prometheus.GaugeVec   // device, stream
-	Idle          *prometheus.GaugeVec   // device, stream
-	Firings       *prometheus.CounterVec // device, window
-	LateUpdates   *prometheus.CounterVec // device, window
-	OpenWindows   *prometheus.GaugeVec   // device, window
-	Duplicates    *prometheus.CounterVec // device
-	Unmatched     prometheus.Counter
-	Overload      *prometheus.CounterVec // device: QoS 0 messages dropped at intake
-	Inflight      *prometheus.GaugeVec   // device
-	Commits       prometheus.Counter
-	CommitErrors  prometheus.Counter
-	CommitSeconds prometheus.Histogram
-	Published     prometheus.Counter
-	PublishErrors prometheus.Counter
-	Quarantined   *prometheus.CounterVec // device, window
-	Unreadable    *prometheus.CounterVec // device: saved stream or valve states skipped at start
-	BrokerUp      prometheus.Gauge
-	UpstreamUp    prometheus.Gauge
-	OutboxRecords *prometheus.GaugeVec // queue
-	OutboxBytes   *prometheus.GaugeVec // queue
-	OutboxOldest  *prometheus.GaugeVec // queue: age of the oldest entry, seconds
-	UpstreamSent  prometheus.Counter
-	UpstreamDrop  *prometheus.CounterVec // policy
-	UnshippedLate *prometheus.CounterVec // device: late records with no upstream configured
+	RecordsIn      *prometheus.CounterVec // device, stream
+	DecodeErrors   *prometheus.CounterVec // device, stream
+	Late           *prometheus.CounterVec // device, stream, reason
+	Dropped        *prometheus.CounterVec // device, stream, reason
+	Watermark      *prometheus.GaugeVec   // device, stream
+	WatermarkLag   *prometheus.GaugeVec   // device, stream
+	Idle           *prometheus.GaugeVec   // device, stream
+	Firings        *prometheus.CounterVec // device, window
+	LateUpdates    *prometheus.CounterVec // device, window
+	OpenWindows    *prometheus.GaugeVec   // device, window
+	Duplicates     *prometheus.CounterVec // device
+	Unmatched      prometheus.Counter
+	LongTopics     prometheus.Counter
+	Overload       *prometheus.CounterVec // device: QoS 0 messages dropped at intake
+	Inflight       *prometheus.GaugeVec   // device
+	Commits        prometheus.Counter
+	CommitErrors   prometheus.Counter
+	CommitSeconds  prometheus.Histogram
+	Published      prometheus.Counter
+	PublishErrors  prometheus.Counter
+	PublishRefused *prometheus.CounterVec // output: local | upstream
+	Quarantined    *prometheus.CounterVec // device, window
+	Unreadable     *prometheus.CounterVec // device: saved stream or valve states skipped at start
+	BrokerUp       prometheus.Gauge
+	UpstreamUp     prometheus.Gauge
+	OutboxRecords  *prometheus.GaugeVec // queue
+	OutboxBytes    *prometheus.GaugeVec // queue
+	OutboxOldest   *prometheus.GaugeVec // queue: age of the oldest entry, seconds
+	UpstreamSent   prometheus.Counter
+	UpstreamDrop   *prometheus.CounterVec // policy
+	UnshippedLate  *prometheus.CounterVec // device: late records with no upstream configured
 }
 
 // NewMetrics registers every series on a fresh registry.
@@ -46,36 +48,38 @@ func NewMetrics() *Metrics {
 	r := prometheus.NewRegistry()
 	f := factory{r}
 	m := &Metrics{
-		Registry:      r,
-		RecordsIn:     f.counters("edged_records_in_total", "Readings accepted from a stream.", "device", "stream"),
-		DecodeErrors:  f.counters("edged_decode_errors_total", "Payloads that could not be decoded.", "device", "stream"),
-		Late:          f.counters("edged_late_total", "Records sent to the late output.", "device", "stream", "reason"),
-		Dropped:       f.counters("edged_dropped_total", "Records dropped, by reason.", "device", "stream", "reason"),
-		Watermark:     f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
-		WatermarkLag:  f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
-		Idle:          f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
-		Firings:       f.counters("edged_window_firings_total", "On-time window results.", "device", "window"),
-		LateUpdates:   f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
-		OpenWindows:   f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
-		Duplicates:    f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),
-		Unmatched:     f.counter("edged_unmatched_total", "Messages on a topic no stream matches."),
-		Overload:      f.counters("edged_overload_dropped_total", "QoS 0 messages dropped because the pipeline was full.", "device"),
-		Inflight:      f.gauges("edged_inflight_messages", "Messages received but not yet acknowledged.", "device"),
-		Commits:       f.counter("edged_commits_total", "State commits."),
-		CommitErrors:  f.counter("edged_commit_errors_total", "State commits that failed (intake stalls until one succeeds)."),
-		CommitSeconds: f.histogram("edged_commit_duration_seconds", "Duration of a state commit."),
-		Published:     f.counter("edged_results_published_total", "Results delivered to the local broker."),
-		PublishErrors: f.counter("edged_publish_errors_total", "Result publishes that failed and will be retried."),
-		Quarantined:   f.counters("edged_quarantined_windows_total", "Persisted windows that failed to decode.", "device", "window"),
-		Unreadable:    f.counters("edged_unreadable_state_total", "Persisted stream or valve states that failed to decode (started empty).", "device"),
-		BrokerUp:      f.gauge("edged_broker_connected", "1 while connected to the local broker."),
-		UpstreamUp:    f.gauge("edged_upstream_connected", "1 while connected to the upstream broker."),
-		OutboxRecords: f.gauges("edged_outbox_records", "Entries waiting in an outbox.", "queue"),
-		OutboxBytes:   f.gauges("edged_outbox_bytes", "Bytes waiting in an outbox.", "queue"),
-		OutboxOldest:  f.gauges("edged_outbox_oldest_age_seconds", "Age of the oldest outbox entry.", "queue"),
-		UpstreamSent:  f.counter("edged_upstream_sent_total", "Records delivered upstream (PUBACK received)."),
-		UpstreamDrop:  f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
-		UnshippedLate: f.counters("edged_late_unshipped_total", "Late records logged because no upstream is configured.", "device"),
+		Registry:       r,
+		RecordsIn:      f.counters("edged_records_in_total", "Readings accepted from a stream.", "device", "stream"),
+		DecodeErrors:   f.counters("edged_decode_errors_total", "Payloads that could not be decoded.", "device", "stream"),
+		Late:           f.counters("edged_late_total", "Records sent to the late output.", "device", "stream", "reason"),
+		Dropped:        f.counters("edged_dropped_total", "Records dropped, by reason.", "device", "stream", "reason"),
+		Watermark:      f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
+		WatermarkLag:   f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
+		Idle:           f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
+		Firings:        f.counters("edged_window_firings_total", "On-time window results.", "device", "window"),
+		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
+		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
+		Duplicates:     f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),
+		Unmatched:      f.counter("edged_unmatched_total", "Messages on a topic no stream matches."),
+		LongTopics:     f.counter("edged_long_topics_dropped_total", "Messages dropped (and acknowledged) because their topic is longer than 1024 bytes."),
+		Overload:       f.counters("edged_overload_dropped_total", "QoS 0 messages dropped because the pipeline was full.", "device"),
+		Inflight:       f.gauges("edged_inflight_messages", "Messages received but not yet acknowledged.", "device"),
+		Commits:        f.counter("edged_commits_total", "State commits."),
+		CommitErrors:   f.counter("edged_commit_errors_total", "State commits that failed (intake stalls until one succeeds)."),
+		CommitSeconds:  f.histogram("edged_commit_duration_seconds", "Duration of a state commit."),
+		Published:      f.counter("edged_results_published_total", "Results delivered to the local broker."),
+		PublishErrors:  f.counter("edged_publish_errors_total", "Result publishes that failed and will be retried."),
+		PublishRefused: f.counters("edged_publish_refused_total", "Records dropped because their topic is not a valid MQTT topic (never sent, never retried).", "output"),
+		Quarantined:    f.counters("edged_quarantined_windows_total", "Persisted windows that failed to decode.", "device", "window"),
+		Unreadable:     f.counters("edged_unreadable_state_total", "Persisted stream or valve states that failed to decode (started empty).", "device"),
+		BrokerUp:       f.gauge("edged_broker_connected", "1 while connected to the local broker."),
+		UpstreamUp:     f.gauge("edged_upstream_connected", "1 while connected to the upstream broker."),
+		OutboxRecords:  f.gauges("edged_outbox_records", "Entries waiting in an outbox.", "queue"),
+		OutboxBytes:    f.gauges("edged_outbox_bytes", "Bytes waiting in an outbox.", "queue"),
+		OutboxOldest:   f.gauges("edged_outbox_oldest_age_seconds", "Age of the oldest outbox entry.", "queue"),
+		UpstreamSent:   f.counter("edged_upstream_sent_total", "Records delivered upstream (PUBACK received)."),
+		UpstreamDrop:   f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
+		UnshippedLate:  f.counters("edged_late_unshipped_total", "Late records logged because no upstream is configured.", "device"),
 	}
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfoCollector())
 	return m

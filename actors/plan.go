@@ -35,7 +35,8 @@ type windowPlan struct {
 	def    []byte // persisted descriptor: a restart with other aggregates must not reuse state
 }
 
-func compile(d *configs.Device) (*plan, error) {
+// compile builds the plan of device d; maxKeyBytes is limits.max_key_bytes.
+func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 	p := &plan{device: d}
 	for _, s := range d.Streams {
 		unit, err := mqtt.ParseUnit(s.Timestamp.Unit)
@@ -57,6 +58,7 @@ func compile(d *configs.Device) (*plan, error) {
 				Unit:           unit,
 				KeyField:       s.Key.Field,
 				KeySegment:     seg,
+				MaxKeyBytes:    maxKeyBytes,
 				Values:         s.Values(),
 				WatermarkField: wmField,
 			},

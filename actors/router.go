@@ -18,6 +18,7 @@ type router struct {
 	root      *actor.RootContext
 	devices   []routedDevice
 	unmatched func(topic string, at int64) // counts and logs a message no stream matches
+	longTopic func(topic string, at int64) // counts and logs a message dropped for its topic's length
 	blocked   func() bool                  // intake is blocked: shed QoS 0
 	closing   atomic.Bool
 }
@@ -31,6 +32,12 @@ type routedDevice struct {
 	overload    func()
 }
 
+// maxTopicBytes bounds the topic of a message edged takes. A topic is a stream: its
+// name is part of store keys, which Badger bounds (65,000 bytes; a commit holding a
+// longer one fails every time, so the device would stall on it after every restart),
+// and a metrics label. MQTT allows 65,535 bytes; sensor topics are far shorter.
+const maxTopicBytes = 1024
+
 // spawnTimeout bounds the wait for a new topic's source actor.
 const spawnTimeout = 5 * time.Second
 
@@ -39,6 +46,13 @@ const spawnTimeout = 5 * time.Second
 func (r *router) route(m *Inbound, ackFn func()) {
 	if r.closing.Load() {
 		// Shutting down: leave the message unacknowledged so the broker redelivers it.
+		return
+	}
+	if len(m.Topic) > maxTopicBytes {
+		r.longTopic(m.Topic, m.At)
+		if ackFn != nil {
+			ackFn()
+		}
 		return
 	}
 	var takers [8]*routedDevice

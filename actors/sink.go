@@ -1,7 +1,11 @@
 package actors
 
 import (
+	"errors"
+
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/mqtt"
 )
 
 // Publisher delivers one message; done reports the broker's acknowledgement (PUBACK
@@ -38,6 +42,14 @@ func (s *sink) Receive(ctx actor.Context) {
 	case *publishDone:
 		s.inflight--
 		defer s.maybeDrained() // after Published is on its way to the committer
+		if errors.Is(m.err, mqtt.ErrInvalidTopic) {
+			// Sending it would cost the connection every device shares, and a retry
+			// cannot succeed: it is dropped from the outbox, counted and logged.
+			s.env.metrics.PublishRefused.WithLabelValues("local").Inc()
+			s.env.log.Error("dropping a result whose topic the broker would refuse", "err", m.err)
+			ctx.Send(m.replyTo, &Published{Seqs: []uint64{m.entry.Seq}})
+			return
+		}
 		if m.err != nil {
 			s.env.metrics.PublishErrors.Inc()
 			if len(s.failed) == 0 {

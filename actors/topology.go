@@ -21,6 +21,7 @@ type topology struct {
 	router    *router
 	pipelines []*actor.PID
 	unmatched burstLog
+	longTopic burstLog
 }
 
 // buildTopology spawns the sink and one pipeline per device; the pipelines restore
@@ -29,7 +30,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	dispatch actor.Dispatcher, pub Publisher, late func(*env) *actor.PID) (*topology, error) {
 	plans := make([]*plan, len(cfg.Devices))
 	for i, d := range cfg.Devices {
-		p, err := compile(d)
+		p, err := compile(d, cfg.Limits.MaxKeyBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +44,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		system: system, store: store, metrics: m, log: log, dispatch: dispatch,
 		commitEvery: max(cfg.CommitInterval.Milliseconds(), 1),
 	}
-	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}}
+	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
 	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))
 	if late != nil {
 		e.late = late(e)
@@ -51,6 +52,9 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	t.router = &router{root: system.Root, blocked: e.blocked, unmatched: func(topic string, at int64) {
 		m.Unmatched.Inc()
 		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
+	}, longTopic: func(topic string, at int64) {
+		m.LongTopics.Inc()
+		t.longTopic.log(log, at, "dropping a message whose topic is too long", "bytes", len(topic), "max", maxTopicBytes, "topic_start", topic[:64])
 	}}
 	for _, p := range plans {
 		inflight, direct := &atomic.Int64{}, &sync.Map{}

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/mqtt"
 )
 
 // upstreamConn is the uplink as the upstream actor sees it: *upstreamLink in the
@@ -125,6 +127,15 @@ func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
 	q := b.queue
 	if u.queues[q.name] != q || q.inflight != b {
 		return // a batch already given up on, or of a previous incarnation of the actor
+	}
+	if errors.Is(m.err, mqtt.ErrInvalidTopic) {
+		// Never sent and never sendable: dropped like delivered entries, counted.
+		u.env.metrics.PublishRefused.WithLabelValues("upstream").Add(float64(len(b.seqs)))
+		u.env.log.Error("dropping upstream records whose topic the broker would refuse", "queue", q.name, "records", len(b.seqs), "err", m.err)
+		q.inflight = nil
+		u.delivered(ctx, q, b.seqs)
+		u.pump(ctx, q)
+		return
 	}
 	if m.err != nil {
 		if !u.failing {

@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 )
@@ -152,7 +153,9 @@ func (f *upFakeConn) setUp(up bool) {
 func (f *upFakeConn) Publish(topic string, _ byte, payload []byte, done func(error)) {
 	f.mu.Lock()
 	var err error
-	if f.fail > 0 {
+	if !mqtt.ValidTopicName(topic) { // as the real client refuses it
+		err = mqtt.ErrInvalidTopic
+	} else if f.fail > 0 {
 		f.fail--
 		err = errUpstreamDown
 	} else {

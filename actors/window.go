@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -65,8 +66,12 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 	}
 }
 
+// renderTopic fills an output topic template. Each value is escaped into one topic
+// level (mqtt.EscapeLevel), so a key holding '/', '+', '#' or NUL can add no level and
+// no wildcard; the result record keeps the raw key.
 func renderTopic(tmpl, device, window, key string) string {
-	return strings.NewReplacer("{device}", device, "{window}", window, "{key}", key).Replace(tmpl)
+	return strings.NewReplacer("{device}", mqtt.EscapeLevel(device), "{window}", mqtt.EscapeLevel(window),
+		"{key}", mqtt.EscapeLevel(key)).Replace(tmpl)
 }
 
 func (w *window) Receive(ctx actor.Context) {

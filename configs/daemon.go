@@ -36,6 +36,10 @@ type Limits struct {
 	MaxInflight int   // messages per device inside the pipeline before intake stops reading
 	MaxPayload  int   // bytes; bigger payloads are rejected at intake
 	MinFreeDisk int64 // bytes free on data_dir's disk below which state commits (and intake) pause; 0 = no check
+	// MaxKeyBytes bounds a key taken from a payload field or a topic segment; a
+	// longer one is rejected as undecodable. Keys are part of the store's keys,
+	// which Badger bounds, and of result topics.
+	MaxKeyBytes int
 }
 
 // Broker is the local MQTT broker the sensors publish to.

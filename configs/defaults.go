@@ -22,6 +22,7 @@ import (
 //	limits.max_inflight      10000 messages per device
 //	limits.max_payload       64KiB
 //	limits.min_free_disk     64MiB; 0 = no check
+//	limits.max_key_bytes     256 (at most 16KiB)
 //	broker.url               tcp://127.0.0.1:1883
 //	broker.listen            127.0.0.1:1883, only with url: embedded
 //	broker.client_id         edged-<hostname>
@@ -54,17 +55,22 @@ import (
 //	late                     upstream
 //	upstream_results         false
 const (
-	DefaultDataDir         = "data"
-	DefaultDurability      = "process"
-	DefaultCommitInterval  = 100 * time.Millisecond
-	DefaultDedupTTL        = time.Hour
-	DefaultDevicesDir      = "devices"
-	DefaultLogFormat       = "text"
-	DefaultLogLevel        = "info"
-	DefaultHTTPListen      = "127.0.0.1:9464"
-	DefaultMaxInflight     = 10000
-	DefaultMaxPayload      = 64 << 10
-	DefaultMinFreeDisk     = 64 << 20
+	DefaultDataDir        = "data"
+	DefaultDurability     = "process"
+	DefaultCommitInterval = 100 * time.Millisecond
+	DefaultDedupTTL       = time.Hour
+	DefaultDevicesDir     = "devices"
+	DefaultLogFormat      = "text"
+	DefaultLogLevel       = "info"
+	DefaultHTTPListen     = "127.0.0.1:9464"
+	DefaultMaxInflight    = 10000
+	DefaultMaxPayload     = 64 << 10
+	DefaultMinFreeDisk    = 64 << 20
+	DefaultMaxKeyBytes    = 256
+	// MaxKeyBytesLimit keeps every store key well under Badger's 65,000 bytes (a key
+	// is in a store key once, NUL bytes doubled) and an escaped key (3 bytes per byte
+	// at worst) inside MQTT's 65,535-byte topics.
+	MaxKeyBytesLimit       = 16 << 10
 	DefaultBrokerURL       = "tcp://127.0.0.1:1883"
 	DefaultEmbeddedListen  = "127.0.0.1:1883"
 	DefaultKeepAlive       = 30 * time.Second
@@ -113,6 +119,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "limits.max_inflight", &d.Limits.MaxInflight, DefaultMaxInflight)
 	or(p, "limits.max_payload", &d.Limits.MaxPayload, DefaultMaxPayload)
 	or(p, "limits.min_free_disk", &d.Limits.MinFreeDisk, DefaultMinFreeDisk)
+	or(p, "limits.max_key_bytes", &d.Limits.MaxKeyBytes, DefaultMaxKeyBytes)
 
 	host := hostname()
 	or(p, "broker.url", &d.Broker.URL, DefaultBrokerURL)

@@ -95,6 +95,11 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			want:   []string{"edged.yaml:1: broker.password: expected a string, got true (quote it to mean the text)"},
 		},
 		{
+			name:   "a key bound over 16KiB",
+			daemon: "limits: {max_key_bytes: 64KiB}\n",
+			want:   []string{"edged.yaml:1: limits.max_key_bytes: must be at most 16384 (16KiB), got 65536"},
+		},
+		{
 			name:   "a duration without a unit",
 			daemon: "commit_interval: 50\n",
 			want:   []string{"edged.yaml:1: commit_interval: 50 is not a duration (write it like 200ms, 5s or 1m)"},
@@ -166,6 +171,12 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			name:   "a slide larger than the size",
 			device: device("", "  - name: w\n    stream: s\n    type: sliding\n    size: 10s\n    slide: 20s\n    aggregates: [count]\n"),
 			want:   []string{"devices/d.yaml:11: windows[0].slide: must not be larger than size 10s, got 20s"},
+		},
+		{
+			name:   "a sliding window that puts a record in millions of windows",
+			device: device("", "  - name: w\n    stream: s\n    type: sliding\n    size: 1h\n    slide: 1ms\n    aggregates: [count]\n"),
+			want: []string{"devices/d.yaml:11: windows[0].slide: size 1h0m0s / slide 1ms puts every record in 3600000 windows, " +
+				"more than 1000: make the slide larger or the size smaller"},
 		},
 		{
 			name:   "an offset not less than the size",

@@ -23,6 +23,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"max_inflight", integer(&c.Limits.MaxInflight)},
 			field{"max_payload", sizeInt(&c.Limits.MaxPayload)},
 			field{"min_free_disk", size(&c.Limits.MinFreeDisk)},
+			field{"max_key_bytes", sizeInt(&c.Limits.MaxKeyBytes)},
 		)},
 		field{"broker", mapping(
 			field{"url", str(&c.Broker.URL)},

@@ -37,6 +37,9 @@ func (d *Daemon) validate(errs *Errors) {
 	if d.Limits.MinFreeDisk < 0 {
 		r.at("limits.min_free_disk", "must be at least 0 (0 turns the check off), got %d", d.Limits.MinFreeDisk)
 	}
+	if r.atLeast("limits.max_key_bytes", d.Limits.MaxKeyBytes, 1) && d.Limits.MaxKeyBytes > MaxKeyBytesLimit {
+		r.at("limits.max_key_bytes", "must be at most %d (16KiB), got %d", MaxKeyBytesLimit, d.Limits.MaxKeyBytes)
+	}
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)

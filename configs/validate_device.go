@@ -189,6 +189,11 @@ func assigner(r *report, p string, w *Window) windows.Assigner {
 			r.at(join(p, "offset"), "must be less than slide %v, got %v", w.Slide, w.Offset)
 			return nil
 		}
+		if n := w.WindowsPerRecord(); n > MaxWindowsPerRecord {
+			r.at(join(p, "slide"), "size %v / slide %v puts every record in %d windows, more than %d: make the slide larger or the size smaller",
+				w.Size, w.Slide, n, MaxWindowsPerRecord)
+			return nil
+		}
 		return windows.Sliding(w.Size.Milliseconds(), w.Slide.Milliseconds(), w.Offset.Milliseconds())
 	default:
 		return windows.Session(w.Gap.Milliseconds())

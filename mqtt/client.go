@@ -295,8 +295,15 @@ func (c *Client) onNotification(n paho.ConnectionNotification) {
 // for QoS 1 when the PUBACK arrived. A QoS 0 publish while disconnected fails
 // at once; a QoS 1 publish while reconnecting is held in memory and sent
 // after the reconnect. Publish blocks only while paho's outbound queue is
-// full, at most a few seconds.
+// full, at most a few seconds. A topic the broker would refuse is not sent:
+// done gets ErrInvalidTopic at once.
 func (c *Client) Publish(topic string, qos byte, payload []byte, done func(error)) {
+	if !ValidTopicName(topic) {
+		if done != nil {
+			done(fmt.Errorf("publishing to %.200q: %w", topic, ErrInvalidTopic))
+		}
+		return
+	}
 	if qos == 0 && !c.Connected() {
 		if done != nil {
 			done(fmt.Errorf("publishing to %q: not connected to %s", topic, c.url))

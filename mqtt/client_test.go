@@ -2,6 +2,7 @@ package mqtt_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -223,5 +224,24 @@ func TestPublishCallbacksEndWhenTheClientCloses(t *testing.T) {
 		}
 	case <-time.After(waitFor):
 		t.Fatal("publish callback not called after Close")
+	}
+}
+
+func TestPublishRefusesAnInvalidTopicAndKeepsTheConnection(t *testing.T) {
+	b := broker.Start(t)
+	in := make(inbox, 4)
+	connect(t, mqtt.Options{URL: b.URL(), ClientID: "sub", Handler: in.handler, CleanSession: true,
+		Subscriptions: []mqtt.Subscription{{Filter: "out/#", QoS: 1}}})
+	pub := connect(t, mqtt.Options{URL: b.URL(), ClientID: "pub", CleanSession: true})
+	for _, topic := range []string{"out/a#b", "out/+", "out/a\x00b", ""} {
+		done := make(chan error, 1)
+		pub.Publish(topic, 1, []byte("x"), func(err error) { done <- err })
+		if err := <-done; !errors.Is(err, mqtt.ErrInvalidTopic) {
+			t.Fatalf("publishing to %q: error = %v, want ErrInvalidTopic", topic, err)
+		}
+	}
+	publish(t, pub, "out/ok", 1, "y")
+	if m := in.next(t); m.Topic != "out/ok" {
+		t.Fatalf("got a message on %q, want out/ok", m.Topic)
 	}
 }

@@ -1,7 +1,9 @@
 // Package mqtt is edged's edge to MQTT: a paho client wrapper (connect with
 // TLS and credentials, auto-reconnect with backoff, resubscribe, manual ack,
 // asynchronous publish), the extraction of event time, key and values from
-// JSON payloads, MQTT topic matching, and an optional embedded broker.
+// JSON payloads, MQTT topic matching, the escaping of data-derived topic
+// levels and the validation of topics before publishing, and an optional
+// embedded broker.
 //
 // Other packages see only edged's own types (Message, Reading, ...): no paho
 // or fastjson type leaves this package. It may import paho, fastjson, the

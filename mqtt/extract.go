@@ -34,7 +34,11 @@ type ExtractSpec struct {
 	MinTimestamp int64
 	KeyField     string // path of the key; "" = none
 	KeySegment   int    // topic segment (from 0) used as the key when KeyField is ""; -1 = none
-	Values       []string
+	// MaxKeyBytes rejects a key from KeyField or KeySegment longer than it (the
+	// store and result topics bound keys); 0 = no bound. A key that is the whole
+	// topic is bounded where topics are.
+	MaxKeyBytes int
+	Values      []string
 	// WatermarkField is the path of a punctuation marker ("" = none); it is in
 	// the same Unit as Timestamp.
 	WatermarkField string
@@ -205,9 +209,15 @@ func (e *Extractor) key(topic string, root *fastjson.Value) (string, error) {
 			if len(b) == 0 {
 				return "", fieldErr("key", field, "empty")
 			}
+			if e.tooLong(len(b)) {
+				return "", fieldErr("key", field, "%d bytes, longer than the %d allowed (limits.max_key_bytes)", len(b), e.spec.MaxKeyBytes)
+			}
 			return e.strs.intern(b), nil
 		case fastjson.TypeNumber:
 			e.raw = v.MarshalTo(e.raw[:0])
+			if e.tooLong(len(e.raw)) {
+				return "", fieldErr("key", field, "%d bytes, longer than the %d allowed (limits.max_key_bytes)", len(e.raw), e.spec.MaxKeyBytes)
+			}
 			return e.strs.intern(e.raw), nil
 		case fastjson.TypeTrue:
 			return "true", nil
@@ -223,10 +233,26 @@ func (e *Extractor) key(topic string, root *fastjson.Value) (string, error) {
 		if seg == "" {
 			return "", &DecodeError{Field: "topic", Reason: fmt.Sprintf("segment %d of topic %q is empty", e.spec.KeySegment, topic)}
 		}
+		if e.tooLong(len(seg)) {
+			return "", &DecodeError{Field: "topic", Reason: fmt.Sprintf("segment %d of topic %s is %d bytes, longer than the %d allowed (limits.max_key_bytes)",
+				e.spec.KeySegment, quoteClipped(topic), len(seg), e.spec.MaxKeyBytes)}
+		}
 		return seg, nil
 	}
 	return topic, nil
 }
+
+// quoteClipped quotes s, cut to its first 100 bytes if longer: an error message
+// must not carry a 64 KB topic.
+func quoteClipped(s string) string {
+	if len(s) > 100 {
+		return fmt.Sprintf("%q...", s[:100])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// tooLong reports a key of n bytes over MaxKeyBytes.
+func (e *Extractor) tooLong(n int) bool { return e.spec.MaxKeyBytes > 0 && n > e.spec.MaxKeyBytes }
 
 func (e *Extractor) value(field string, v *fastjson.Value) (Value, error) {
 	if !present(v) {

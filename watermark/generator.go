@@ -67,15 +67,28 @@ func (g *Generator) Observe(ts, now int64) Verdict {
 
 // isFuture is the skew guard: the stream's own clock is taken to have
 // advanced by the processing time since its last record, and a record more
-// than MaxFutureSkew ahead of that is not believed. There is nothing to
-// compare the first record with, so it always passes.
+// than MaxFutureSkew ahead of that is not believed.
+//
+// The first record has no stream clock to be compared with, and if it were
+// believed a year-9999 timestamp would move the watermark there for good. It
+// is judged against the processing clock instead, but only when that is a
+// wall clock (WallClockFrom or later): replays and tests that count
+// processing time from zero judge nothing, and replays of old data, whose
+// processing time is that of the recording, pass.
 func (g *Generator) isFuture(ts, now int64) bool {
-	if g.cfg.MaxFutureSkew == 0 || !g.seen {
+	switch {
+	case g.cfg.MaxFutureSkew == 0:
 		return false
+	case !g.seen:
+		return now >= WallClockFrom && ts > AddSat(now, g.cfg.MaxFutureSkew)
 	}
 	limit := AddSat(AddSat(g.max, elapsed(now, g.arrival)), g.cfg.MaxFutureSkew)
 	return ts > limit
 }
+
+// WallClockFrom is 2000-01-01T00:00:00Z in ms: a processing time before it is
+// not taken for the gateway's wall clock.
+const WallClockFrom int64 = 946684800000
 
 // Mark applies a watermark carried in the stream at processing time now. It
 // is the only source of watermarks for Punctuated; for the other strategies

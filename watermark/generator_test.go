@@ -34,6 +34,8 @@ func TestGeneratorRules(t *testing.T) {
 	hold := Config{Strategy: Bounded, MaxOutOfOrderness: 1_000, IdleTimeout: 5_000, IdleMode: Hold}
 	advance := Config{Strategy: Bounded, MaxOutOfOrderness: 1_000, IdleTimeout: 5_000, IdleMode: Advance}
 	skew := Config{Strategy: Bounded, MaxOutOfOrderness: 1_000, MaxFutureSkew: 1_000}
+	// wall is a processing time that is a plausible wall clock (2024-12-02).
+	const wall int64 = 1_733_140_000_000
 	skewIdle := Config{Strategy: Bounded, MaxOutOfOrderness: 1_000, MaxFutureSkew: 1_000, IdleTimeout: 3_000}
 	punct := Config{Strategy: Punctuated, IdleTimeout: 5_000}
 
@@ -167,7 +169,19 @@ func TestGeneratorRules(t *testing.T) {
 			observe(17_000, 5_000, Accepted),
 			tick(5_000, 15_999, active, true),
 		}},
-		{"the first record is never rejected as future", skew, []step{
+		{"the first record is judged against a wall-clock processing time", skew, []step{
+			observe(wall+1_001, wall, Future),
+			observe(wall+1_000, wall, Accepted),
+			tick(wall, wall-1, active, true),
+		}},
+		{"a year-9999 first record is rejected and the next reading starts the stream", skew, []step{
+			observe(253_402_300_799_000, wall, Future),
+			tick(wall, Min, active, false),
+			observe(wall-5_000, wall+10, Accepted),
+			tick(wall+10, wall-6_001, active, true),
+			observe(wall-3_999, wall+10, Future), // now its own clock judges: wall-5000 + 0 elapsed + 1000 skew
+		}},
+		{"before processing time is a wall clock the first record is not judged", skew, []step{
 			observe(math.MaxInt64-10, 0, Accepted),
 			tick(0, math.MaxInt64-1_011, active, true),
 			observe(math.MaxInt64, 1, Accepted),

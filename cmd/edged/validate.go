@@ -24,7 +24,23 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 		wins += len(d.Windows)
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d devices, %d streams, %d windows)\n", *path, len(cfg.Devices), streams, wins)
+	for _, d := range cfg.Devices {
+		for _, w := range d.Windows {
+			fmt.Fprintf(stdout, "  %s/%s: %s, %d window(s) per record\n", d.ID, w.Name, windowShape(w), w.WindowsPerRecord())
+		}
+	}
 	return nil
+}
+
+// windowShape describes a window spec in a few words: "sliding 1m/10s".
+func windowShape(w *configs.Window) string {
+	switch w.Type {
+	case "sliding":
+		return fmt.Sprintf("sliding %v/%v", w.Size, w.Slide)
+	case "session":
+		return fmt.Sprintf("session gap %v", w.Gap)
+	}
+	return fmt.Sprintf("%s %v", w.Type, w.Size)
 }
 
 // loadConfig loads and validates the daemon config of --config; config errors are

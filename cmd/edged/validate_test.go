@@ -170,6 +170,12 @@ func TestValidateAcceptsEveryShippedConfig(t *testing.T) {
 			if prefix := fmt.Sprintf("%s: ok (%d devices,", path, len(devices)); !strings.HasPrefix(stdout, prefix) {
 				t.Errorf("stdout = %q, want it to start with %q", stdout, prefix)
 			}
+			// Then one estimate per window spec.
+			var windows int
+			fmt.Sscanf(stdout[strings.Index(stdout, " streams, ")+len(" streams, "):], "%d windows", &windows)
+			if got := strings.Count(stdout, " window(s) per record\n"); windows == 0 || got != windows {
+				t.Errorf("stdout = %q: %d estimates of windows per record, want one per window", stdout, got)
+			}
 		})
 	}
 }

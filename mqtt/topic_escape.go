@@ -1,0 +1,150 @@
+package mqtt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrInvalidTopic is what Publish reports for a topic the broker would refuse.
+// Mosquitto answers such a PUBLISH by dropping the connection, which every
+// device shares, so it is never sent: retrying it cannot succeed either.
+var ErrInvalidTopic = errors.New("not a valid MQTT topic name")
+
+// MaxTopicBytes is the longest topic MQTT can carry (a 16-bit length).
+const MaxTopicBytes = 65535
+
+// EmptyLevel is what EscapeLevel makes of the empty string: an empty level
+// would merge with its neighbours ("a//b"), and "%" alone is never the escape
+// of anything else.
+const EmptyLevel = "%"
+
+// EscapeLevel makes a value taken from data (a key) safe as one topic level:
+// it can add no level, no wildcard and nothing the broker refuses. The bytes
+// of '/', '+', '#', '%', a leading '$' (topics starting with $ belong to the
+// broker), NUL and other control characters, Unicode non-characters and
+// invalid UTF-8 become %XX (upper-case hex), as in a URL; the empty string
+// becomes EmptyLevel. Everything else is kept, so ordinary keys are unchanged.
+// UnescapeLevel reverses it.
+func EscapeLevel(s string) string {
+	if s == "" {
+		return EmptyLevel
+	}
+	var b []byte // nil while s needs no escaping
+	for i := 0; i < len(s); {
+		n := keepAt(s, i)
+		if n > 0 {
+			if b != nil {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(s)+8), s[:i]...)
+		}
+		_, n = utf8.DecodeRuneInString(s[i:])
+		for _, c := range []byte(s[i : i+n]) {
+			b = append(b, '%', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i += n
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+// keepAt returns the length of the rune at s[i] if EscapeLevel keeps it as it
+// is, or 0 if it must be escaped.
+func keepAt(s string, i int) int {
+	switch s[i] {
+	case '/', '+', '#', '%':
+		return 0
+	case '$':
+		if i == 0 {
+			return 0
+		}
+	}
+	return allowedAt(s, i)
+}
+
+// allowedAt returns the length of the rune at s[i] if a broker accepts it in a
+// topic, or 0: invalid UTF-8, NUL and the other C0 and C1 controls, DEL and
+// Unicode non-characters are refused (Mosquitto checks them all).
+func allowedAt(s string, i int) int {
+	if c := s[i]; c < utf8.RuneSelf {
+		if c < 0x20 || c == 0x7f {
+			return 0
+		}
+		return 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == utf8.RuneError && n == 1:
+		return 0
+	case r >= 0x80 && r <= 0x9f, r >= 0xfdd0 && r <= 0xfdef, r&0xfffe == 0xfffe:
+		return 0
+	}
+	return n
+}
+
+// UnescapeLevel returns the value EscapeLevel made level from.
+func UnescapeLevel(level string) (string, error) {
+	if level == EmptyLevel {
+		return "", nil
+	}
+	if !strings.Contains(level, "%") {
+		return level, nil
+	}
+	b := make([]byte, 0, len(level))
+	for i := 0; i < len(level); i++ {
+		if level[i] != '%' {
+			b = append(b, level[i])
+			continue
+		}
+		if i+2 >= len(level) {
+			return "", fmt.Errorf("topic level %q: %% at byte %d is not followed by two hex digits", level, i)
+		}
+		hi, ok1 := unhex(level[i+1])
+		lo, ok2 := unhex(level[i+2])
+		if !ok1 || !ok2 {
+			return "", fmt.Errorf("topic level %q: %% at byte %d is not followed by two hex digits", level, i)
+		}
+		b = append(b, hi<<4|lo)
+		i += 2
+	}
+	return string(b), nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// ValidTopicName reports whether the broker accepts topic in a PUBLISH: not
+// empty, at most MaxTopicBytes, no wildcard, and only characters allowedAt
+// accepts.
+func ValidTopicName(topic string) bool {
+	if topic == "" || len(topic) > MaxTopicBytes || strings.ContainsAny(topic, "+#") {
+		return false
+	}
+	for i := 0; i < len(topic); {
+		n := allowedAt(topic, i)
+		if n == 0 {
+			return false
+		}
+		i += n
+	}
+	return true
+}
