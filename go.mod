@@ -58,3 +58,5 @@ require (
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go
