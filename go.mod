@@ -131,3 +131,5 @@ require (
 )
 
 tool github.com/goreleaser/nfpm/v2/cmd/nfpm
+
+replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -210,13 +211,34 @@ func integer(dst *int) binder {
 		if n = scalar(r, path, n, "an integer"); n == nil {
 			return
 		}
-		v, err := strconv.ParseInt(n.Value, 0, 0)
+		v, err := strconv.ParseInt(n.Value, 0, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			// Digits beyond 64 bits, which YAML itself tags as a float.
+			outOfRange(r, path, n)
+			return
+		}
 		if n.ShortTag() != "!!int" || err != nil {
 			r.atLine(n.Line, path, "expected an integer, got %s", describe(n))
 			return
 		}
-		*dst = int(v)
+		if fitsInt(r, path, n, v) {
+			*dst = int(v)
+		}
 	}
+}
+
+// fitsInt reports a value beyond this build's int (32 bits on armv7) as out
+// of range, where int(v) would silently wrap it into a different setting.
+func fitsInt(r *report, path string, n *yaml.Node, v int64) bool {
+	if v < math.MinInt || v > math.MaxInt {
+		outOfRange(r, path, n)
+		return false
+	}
+	return true
+}
+
+func outOfRange(r *report, path string, n *yaml.Node) {
+	r.atLine(n.Line, path, "%s is out of range: a %d-bit build holds %d to %d", n.Value, strconv.IntSize, math.MinInt, math.MaxInt)
 }
 
 func number(dst *float64) binder {
@@ -281,6 +303,8 @@ func sizeInt(dst *int) binder {
 	return func(r *report, path string, n *yaml.Node) {
 		var v int64
 		size(&v)(r, path, n)
-		*dst = int(v)
+		if fitsInt(r, path, n, v) {
+			*dst = int(v)
+		}
 	}
 }

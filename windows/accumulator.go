@@ -100,7 +100,9 @@ func (acc *accumulator) add(a *Aggregates, r *Record, seq int64) {
 			s.n++
 			d := x - s.a
 			s.a += d / float64(s.n)
-			s.b += d * (x - s.a)
+			// float64(...) keeps arm64 from fusing the product into
+			// the sum: results must have the same bits on every machine.
+			s.b += float64(d * (x - s.a))
 		}
 	}
 	for i, f := range a.quantFields {
@@ -145,6 +147,8 @@ func (acc *accumulator) merge(a *Aggregates, o *accumulator) {
 			// Chan et al.'s parallel combination of Welford states.
 			n := float64(s.n + t.n)
 			d := t.a - s.a
+			// Every product here feeds a division, never a sum, so no
+			// FMA can form (see add); .ci/cross checks the arm64 code.
 			s.b += t.b + d*d*float64(s.n)*float64(t.n)/n
 			s.a += d * float64(t.n) / n
 		}
@@ -189,6 +193,10 @@ func (acc *accumulator) results(a *Aggregates, dst []NamedValue) []NamedValue {
 		case fnQuantile:
 			v = quantile(acc.quant[ag.sketch], ag.q)
 		case fnDistinct:
+			// Estimate rounds to an integer inside hyperloglog, whose float
+			// steps (math.Log, a polynomial arm64 fuses) may differ in the
+			// last bit between architectures; that changes the integer only when
+			// the estimate lies within that bit of a .5 tie: portable in practice.
 			v = float64(acc.dist[ag.sketch].Estimate())
 		}
 		dst = append(dst, NamedValue{Name: ag.spec.Name, Value: v})

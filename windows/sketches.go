@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/DataDog/sketches-go/ddsketch"
-	"github.com/DataDog/sketches-go/ddsketch/mapping"
 	"github.com/DataDog/sketches-go/ddsketch/store"
 	"github.com/axiomhq/hyperloglog"
 )
@@ -14,8 +13,8 @@ import (
 // also guarantees that any two sketches can merge.
 var quantileMapping = mustMapping()
 
-func mustMapping() *mapping.LogarithmicMapping {
-	m, err := mapping.NewLogarithmicMapping(QuantileAccuracy)
+func mustMapping() *portableMapping {
+	m, err := newPortableMapping(QuantileAccuracy)
 	if err != nil {
 		panic("windows: building the quantile mapping: " + err.Error())
 	}
