@@ -88,6 +88,15 @@ func (p *pendingUnits) spillUnit() *unit {
 	return u
 }
 
+// last returns the unit that take will return last: it commits after every other
+// unit of this flush.
+func (p *pendingUnits) last() *unit {
+	if n := len(p.spill); n > 0 {
+		return p.spill[n-1]
+	}
+	return p.main
+}
+
 // take returns the non-empty units, the main one first, and starts afresh.
 func (p *pendingUnits) take() []*unit {
 	var out []*unit

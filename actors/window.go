@@ -90,10 +90,21 @@ func (w *window) Receive(ctx actor.Context) {
 }
 
 func (w *window) onRecord(r *RecordDecoded) {
-	if r.Dup && w.applied(r.ID) {
-		w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
-		r.ack.done()
-		return
+	if r.Dup {
+		if seen, durable := w.applied(r.ID); seen {
+			w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
+			if durable {
+				r.ack.done()
+				return
+			}
+			// The broker forgets a message once it is acknowledged: the redelivery's
+			// ack waits for the commit of the first copy's effect. That effect is in
+			// a unit of this flush or an earlier one, and units commit in order, so
+			// the last unit of this flush is durable only after it.
+			u := w.pending.last()
+			u.acks = append(u.acks, r.ack)
+			return
+		}
 	}
 	w.observe(r.Stream, r.Status, r.Arrived)
 	w.rec.TS = r.TS

@@ -79,17 +79,18 @@ func (w *window) remember(id uint64) {
 	w.gens[len(w.gens)-1].ids[id] = struct{}{}
 }
 
-// applied reports whether a redelivered message was already applied: in memory while
-// its commit is pending (a broker reconnect redelivers what edged has not
-// acknowledged yet, committed or not), or in the store.
-func (w *window) applied(id uint64) bool {
+// applied reports whether a redelivered message was already applied, and whether that
+// effect is durable yet: a broker reconnect redelivers what edged has not acknowledged,
+// committed or not, so an id is looked up in memory while its commit is pending, then
+// in the store.
+func (w *window) applied(id uint64) (seen, durable bool) {
 	for _, g := range w.gens {
 		if _, ok := g.ids[id]; ok {
-			return true
+			return true, g.u != nil && g.u.committed.Load()
 		}
 	}
 	seen, err := w.env.store.HasMark(w.device, w.plan.cfg.Name, w.key, id)
-	return err == nil && seen
+	return err == nil && seen, true
 }
 
 func (w *window) onFlush(ctx actor.Context, epoch uint64) {

@@ -72,6 +72,8 @@ type Client struct {
 	log     *slog.Logger
 	pc      paho.Client
 	timeout time.Duration
+	store   *ackStore
+	pubMu   sync.Mutex // one publish at a time, so store knows whose packet it stores
 
 	subscribed chan error // result of the first subscription
 	firstSub   sync.Once
@@ -92,7 +94,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	}
 	c := &Client{
 		o: o, url: RedactURL(u.String()), log: o.Logger, timeout: o.ConnectTimeout,
-		subscribed: make(chan error, 1), closed: make(chan struct{}),
+		subscribed: make(chan error, 1), closed: make(chan struct{}), store: newAckStore(),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -121,6 +123,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetConnectTimeout(c.timeout).
 		SetWriteTimeout(writeTimeout).
 		SetResumeSubs(false).
+		SetStore(c.store).
 		SetOnConnectHandler(func(paho.Client) { c.onConnect() }).
 		SetConnectionLostHandler(func(_ paho.Client, err error) { c.onConnectionLost(err) }).
 		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) { c.onNotification(n) }).
@@ -292,11 +295,12 @@ func (c *Client) onNotification(n paho.ConnectionNotification) {
 
 // Publish sends payload to topic without waiting for the broker. done (may
 // be nil) is called once, on another goroutine, when the publish completed:
-// for QoS 1 when the PUBACK arrived. A QoS 0 publish while disconnected fails
-// at once; a QoS 1 publish while reconnecting is held in memory and sent
-// after the reconnect. Publish blocks only while paho's outbound queue is
-// full, at most a few seconds. A topic the broker would refuse is not sent:
-// done gets ErrInvalidTopic at once.
+// for QoS 1 when the PUBACK arrived, and only then, however many reconnects
+// that takes. A QoS 0 publish while disconnected fails at once; a QoS 1
+// publish while reconnecting is held in memory and sent after the reconnect.
+// Publish blocks only while paho's outbound queue is full, at most a few
+// seconds. A topic the broker would refuse is not sent: done gets
+// ErrInvalidTopic at once.
 func (c *Client) Publish(topic string, qos byte, payload []byte, done func(error)) {
 	if !ValidTopicName(topic) {
 		if done != nil {
@@ -310,22 +314,54 @@ func (c *Client) Publish(topic string, qos byte, payload []byte, done func(error
 		}
 		return
 	}
+	var p *pendingPub
+	if qos > 0 && done != nil {
+		p = &pendingPub{acked: make(chan error, 1)}
+		c.pubMu.Lock()
+		c.store.expect(p)
+	}
 	tok := c.pc.Publish(topic, qos, false, payload)
+	if p != nil {
+		c.store.expect(nil) // a publish refused before it was stored
+		c.pubMu.Unlock()
+	}
 	if done == nil {
 		return
 	}
 	go func() {
-		select {
-		case <-tok.Done():
-			if err := tok.Error(); err != nil {
-				done(fmt.Errorf("publishing to %q on %s: %w", topic, c.url, err))
-				return
-			}
-			done(nil)
-		case <-c.closed:
-			done(fmt.Errorf("publishing to %q on %s: %w", topic, c.url, ErrClosed))
+		err := c.await(tok, p)
+		if err != nil {
+			err = fmt.Errorf("publishing to %q on %s: %w", topic, c.url, err)
 		}
+		done(err)
 	}()
+}
+
+// await waits until the publish of tok is confirmed (p, for QoS 1 and 2) or
+// has failed.
+func (c *Client) await(tok paho.Token, p *pendingPub) error {
+	select {
+	case <-tok.Done():
+	case <-c.closed:
+		return ErrClosed
+	}
+	if err := tok.Error(); err != nil {
+		if p != nil {
+			c.store.forget(p)
+		}
+		return err
+	}
+	if p == nil {
+		return nil
+	}
+	// A token completed without an error may only mean that paho resends the
+	// message after a reconnect under another token.
+	select {
+	case err := <-p.acked:
+		return err
+	case <-c.closed:
+		return ErrClosed
+	}
 }
 
 // Connected reports whether a connection to the broker is up right now.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -243,5 +244,73 @@ func TestPublishRefusesAnInvalidTopicAndKeepsTheConnection(t *testing.T) {
 	publish(t, pub, "out/ok", 1, "y")
 	if m := in.next(t); m.Topic != "out/ok" {
 		t.Fatalf("got a message on %q, want out/ok", m.Topic)
+	}
+}
+
+// After a reconnect paho resends the QoS 1 publishes the broker has not confirmed
+// and completes their old tokens without an error, before any PUBACK. A publish is
+// done only when the broker confirmed it, whatever the session kind (edged's local
+// client keeps its session, the upstream link starts clean).
+func TestPublishIsDoneOnlyWhenTheBrokerConfirmsIt(t *testing.T) {
+	for _, clean := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clean session %v", clean), func(t *testing.T) {
+			b := broker.Start(t)
+			g := broker.StartGate(t, fmt.Sprintf("127.0.0.1:%d", b.Port()))
+			sub := make(inbox, 100)
+			connect(t, mqtt.Options{
+				URL: b.URL(), ClientID: "sub", CleanSession: false,
+				Subscriptions: []mqtt.Subscription{{Filter: "t", QoS: 1}}, Handler: sub.handler,
+			})
+			c := connect(t, mqtt.Options{URL: g.URL(), ClientID: "gated", CleanSession: clean})
+
+			const n = 20
+			g.Hold() // the publishes go out, and are lost
+			var opened atomic.Bool
+			var early atomic.Int64
+			done := make(chan error, n)
+			for i := range n {
+				c.Publish("t", 1, fmt.Appendf(nil, "m%d", i), func(err error) {
+					if err == nil && !opened.Load() {
+						early.Add(1)
+					}
+					done <- err
+				})
+			}
+			waitUntil(t, "the publishes lost on the way", func() bool { p, _ := g.Lost(); return p >= n })
+			g.Cut()
+			waitUntil(t, "the publishes resent after the reconnect and lost again", func() bool { _, r := g.Lost(); return r >= n })
+			opened.Store(true)
+			g.Open()
+			g.Cut()
+			for range n {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("publish failed: %v", err)
+					}
+				case <-time.After(waitFor):
+					t.Fatalf("publishes not confirmed within %s of the gate opening", waitFor)
+				}
+			}
+			if e := early.Load(); e > 0 {
+				t.Errorf("%d of %d publishes reported done while the broker had not received them", e, n)
+			}
+			got := map[string]bool{}
+			for len(got) < n {
+				got[string(sub.next(t).Payload)] = true
+			}
+		})
+	}
+}
+
+// waitUntil polls cond with a deadline.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", waitFor, what)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition with a deadline
 	}
 }

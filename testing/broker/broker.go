@@ -4,7 +4,8 @@
 // killed and restarted on the same port with the same persisted sessions.
 //
 // It also holds SyncBuffer, the goroutine-safe buffer the test packages use
-// for child-process and log output.
+// for child-process and log output, and Gate, a proxy in front of a broker
+// that loses a client's packets on purpose.
 //
 // It is test support: it imports only the standard library, and no
 // production package may import it.
