@@ -188,9 +188,17 @@ func upDrain(t *testing.T, bin string) {
 	live := s.upTopic(device, "live")
 	var latencies []time.Duration
 	steps := 0
+	// The drain must make progress, not keep a pace: how fast it goes is for the
+	// benchmarks (a loaded machine halves it). No new record at the cloud for
+	// stallAfter is a stalled drain.
+	const stallAfter = 20 * time.Second
+	progressed, lastCount := time.Now(), 0
 	for ; sub.distinct() < int(queued); steps++ {
-		if time.Since(drainBegan) > 30*time.Second {
-			t.Fatalf("the backlog did not drain in 30s: %d of %d at the cloud", sub.distinct(), backlog)
+		if n := sub.distinct(); n > lastCount {
+			progressed, lastCount = time.Now(), n
+		}
+		if time.Since(progressed) > stallAfter {
+			t.Fatalf("the drain stalled: no record reached the cloud for %s; %d of %d there", stallAfter, lastCount, backlog)
 		}
 		ts := int64(upBaseTS+upOnTimeMS+upWindowMS/2) + int64(steps)*upWindowMS
 		sent := time.Now()
