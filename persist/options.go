@@ -24,6 +24,9 @@ type Options struct {
 	Durability Durability
 	DedupTTL   time.Duration // lifetime of dedup marks; 0 = DefaultDedupTTL
 	Logger     *slog.Logger  // receives Badger's warnings and errors; nil = discard
+	// ReadOnly opens an existing store without changing a byte of it (edged
+	// inspect); a directory without edged state is refused, not created.
+	ReadOnly bool
 
 	// memTableSize overrides defaultMemTableSize so tests can make Badger's
 	// transaction limit small enough to force split commits.
@@ -56,7 +59,10 @@ func (o Options) withDefaults() Options {
 //   - compression off: gateway CPUs are slow and window states are small binary;
 //   - a 16 MB value log file (only values over the threshold go there; no value may
 //     be bigger), two compactors, metrics and conflict detection off (the Store
-//     serializes its own read-modify-writes).
+//     serializes its own read-modify-writes);
+//   - checksums checked on every block and value read, so damage is an error, not
+//     a wrong value or a panic; whole tables are checked before Badger opens them
+//     (checkBeforeOpen), and Badger's directory lock is edged's own (lockDir).
 func (o Options) badgerOptions() badger.Options {
 	dir := o.Dir
 	if o.Durability == Memory {
@@ -82,5 +88,9 @@ func (o Options) badgerOptions() badger.Options {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
-		WithDetectConflicts(false)
+		WithDetectConflicts(false).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
+		WithReadOnly(o.ReadOnly).
+		WithBypassLockGuard(o.Durability != Memory)
 }
