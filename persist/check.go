@@ -104,9 +104,6 @@ func checkBeforeOpen(o Options) (preOpen, error) {
 		}
 		return p, nil // a new store
 	}
-	if o.ReadOnly && p.hasMarker && !p.marker.Clean {
-		return p, fmt.Errorf("cannot read the state in %s: %w", dir, ErrNotClosed)
-	}
 	listed, err := replayManifest(dir, o)
 	if err != nil {
 		return p, refuse(dir, "its MANIFEST does not read back: %v", err)
@@ -127,9 +124,8 @@ func checkBeforeOpen(o Options) (preOpen, error) {
 	}
 	// After a crash, tables of an interrupted flush or compaction are legitimately
 	// unlisted, and Badger removes them. After a clean close there are none, so an
-	// unlisted table means the MANIFEST lost its record. A read-only open refuses
-	// either way: it must not let Badger delete anything.
-	if len(unlisted) > 0 && (p.marker.Clean || o.ReadOnly) {
+	// unlisted table means the MANIFEST lost its record.
+	if len(unlisted) > 0 && p.marker.Clean {
 		return p, refuse(dir, "table files are not in its MANIFEST (%s), so the MANIFEST was truncated or replaced; "+
 			"Badger would delete them", fileList(unlisted))
 	}
@@ -141,7 +137,16 @@ func checkBeforeOpen(o Options) (preOpen, error) {
 		}
 		seq = max(seq, n)
 	}
-	return p, checkWALs(dir, f.wals, seq, &p, o)
+	if err := checkWALs(dir, f.wals, seq, &p, o); err != nil {
+		return p, err
+	}
+	// Damage is reported first: it is what the reader must act on. Only a writable
+	// open replays a crashed store's logs and removes its leftover tables; a
+	// read-only one must not let Badger delete anything.
+	if o.ReadOnly && ((p.hasMarker && !p.marker.Clean) || len(unlisted) > 0) {
+		return p, fmt.Errorf("cannot read the state in %s: %w", dir, ErrNotClosed)
+	}
+	return p, nil
 }
 
 // checkWALs refuses write-ahead logs that Badger would cut short, and a store whose
