@@ -188,3 +188,14 @@ func TestReadOnlyOpenOfAStoreLeftOpenSaysSo(t *testing.T) {
 		t.Errorf("error = %v, want ErrNotClosed", err)
 	}
 }
+
+func TestABadgerPanicInAStoreCallBecomesAnErrorNamingTheDirectory(t *testing.T) {
+	s := openStore(t, Options{})
+	err := func() (err error) {
+		defer s.recovered("loading device \"dev\"", &err)
+		panic("runtime error: slice bounds out of range [:4102] with capacity 4096\n== Recovered ==")
+	}()
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), s.where) || strings.Contains(err.Error(), "Recovered") {
+		t.Errorf("error = %v; want ErrDamaged naming %s with the panic's first line", err, s.where)
+	}
+}

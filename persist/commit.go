@@ -12,7 +12,8 @@ import (
 // atomic; a single unit too big for a transaction is an error. With Power durability
 // each transaction is fsynced before Commit returns. On error, the units not yet
 // written are still in b and a later Commit of b retries them.
-func (s *Store) Commit(b *Batch) error {
+func (s *Store) Commit(b *Batch) (err error) {
+	defer s.recovered("committing", &err)
 	b.EndUnit()
 	if b.queue {
 		s.queueMu.Lock()

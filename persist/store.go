@@ -132,9 +132,10 @@ func (s *Store) afterOpen(pre preOpen, o Options) error {
 	return nil
 }
 
-func (s *Store) readCommits() (uint64, error) {
+func (s *Store) readCommits() (_ uint64, err error) {
+	defer s.recovered("reading the commit count", &err)
 	var n uint64
-	err := s.db.View(func(txn *badger.Txn) error {
+	err = s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(commitKey)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
