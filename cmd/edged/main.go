@@ -13,13 +13,14 @@ import (
 const usage = `edged - event-time windows over MQTT sensor feeds, for edge gateways
 
 Usage:
-  edged run      --config FILE [--data DIR]            run the daemon
+  edged run      --config FILE [--data DIR] [--reset-state]
+                                                       run the daemon (--reset-state: start empty on refused state)
   edged demo                                           run the self-contained demo (embedded broker + simulator)
   edged validate --config FILE                         check a config and every device file; print all errors
   edged replay   --config FILE --input FILE.jsonl      deterministic replay of recorded traffic
   edged record   --config FILE --output FILE.jsonl     record live traffic in the replay format
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
-  edged inspect  --data DIR [--device D] [--key K]     show persisted state
+  edged inspect  --data DIR [--device D] [--key K]     show persisted state (read-only)
 
 Run 'edged <command> -h' for the flags of a command.
 `
