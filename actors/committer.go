@@ -117,17 +117,20 @@ func (c *committer) commit(ctx actor.Context) {
 			// Nothing is acknowledged, so the broker keeps every message. Intake
 			// stalls instead of losing data.
 			c.env.metrics.CommitErrors.Inc()
+			c.env.commitFailures.set(c.device, err) // the latest cause, for /healthz
 			if !c.failed {
 				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
-				c.env.commitFailures.Add(1)
 			}
 			c.failed = true
+			// A stop waiting for this commit must not wait for the disk: what is
+			// left unacknowledged stays with the broker.
+			c.closeDones()
 			return
 		}
 		c.retry = nil
 		if c.failed {
 			c.env.log.Info("committing state works again", "device", c.device)
-			c.env.commitFailures.Add(-1)
+			c.env.commitFailures.set(c.device, nil)
 			c.failed = false
 		}
 		c.env.metrics.Commits.Inc()
@@ -140,6 +143,11 @@ func (c *committer) commit(ctx actor.Context) {
 		}
 		c.held = c.held[:0]
 	}
+	c.closeDones()
+}
+
+// closeDones tells whoever asked for a flush that the commit was tried.
+func (c *committer) closeDones() {
 	for _, d := range c.dones {
 		close(d)
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,7 @@ type Daemon struct {
 	metrics  *Metrics
 	store    *persist.Store
 	embedded *mqtt.Embedded
+	broker   string // the broker's URL without credentials
 	client   *mqtt.Client
 	topo     *topology
 	http     *http.Server
@@ -54,7 +56,10 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	if err != nil {
 		return nil, err
 	}
-	d.store, err = persist.Open(persist.Options{Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log})
+	d.store, err = persist.Open(persist.Options{
+		Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log,
+		MinFreeDisk: uint64(cfg.Limits.MinFreeDisk),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +71,7 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 		}
 		brokerURL = d.embedded.URL()
 	}
+	d.broker = mqtt.RedactURL(brokerURL)
 	pub := &lazyPublisher{}
 	var late func(*env) *actor.PID
 	if cfg.Upstream.Enabled() {
@@ -89,7 +95,7 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	pub.client.Store(d.client)
 	d.ticks.Add(1)
 	go d.tickLoop()
-	log.Info("edged running", "devices", len(cfg.Devices), "broker", brokerURL, "data_dir", cfg.DataDir, "http", d.httpAddr)
+	log.Info("edged running", "devices", len(cfg.Devices), "broker", d.broker, "data_dir", cfg.DataDir, "http", d.httpAddr)
 	return d, nil
 }
 
@@ -175,8 +181,32 @@ func (d *Daemon) stop(timeout time.Duration) error {
 	if err == nil {
 		err = d.waitAll(d.topo.flushAll(), deadline, "every device committed its deliveries")
 	}
+	if err == nil {
+		d.logUnacknowledged()
+	}
 	d.close()
 	return err
+}
+
+// logUnacknowledged says, for a stop during a stall, what the broker keeps: the
+// messages of each device whose effect could not be committed.
+func (d *Daemon) logUnacknowledged() {
+	failing := map[string]error{}
+	for _, f := range d.topo.env.commitFailures.list() {
+		failing[f.device] = f.err
+	}
+	for _, dev := range d.topo.router.devices {
+		id := dev.plan.device.ID
+		n := dev.inflight.Load()
+		if n == 0 {
+			continue
+		}
+		attrs := []any{"device", id, "messages", n}
+		if err := failing[id]; err != nil {
+			attrs = append(attrs, "because", err)
+		}
+		d.log.Warn("stopping with messages not acknowledged: the broker redelivers them (QoS 1) at the next start", attrs...)
+	}
 }
 
 func (d *Daemon) waitAll(dones []chan struct{}, deadline <-chan time.Time, what string) error {
@@ -219,25 +249,36 @@ func (d *Daemon) Metrics() *Metrics { return d.metrics }
 // HTTPAddr is the address the metrics and health endpoint listens on.
 func (d *Daemon) HTTPAddr() string { return d.httpAddr }
 
-// Health reports whether the daemon is fit to take data, and why not.
+// Health reports whether the daemon is fit to take data and, if not, every cause,
+// each named as precisely as edged knows it.
 func (d *Daemon) Health() (ok bool, status string) {
+	var problems []string
+	if d.client == nil || !d.client.Connected() {
+		problems = append(problems, fmt.Sprintf("broker %s disconnected: no intake until it is back", d.broker))
+	}
+	if d.topo.system.IsStopped() {
+		problems = append(problems, "stopped")
+	}
+	if dev := d.topo.stoppedDevice(); dev != "" {
+		problems = append(problems, "device pipeline stopped after repeated failures: "+dev)
+	}
+	disk := d.store.DiskLow()
+	if disk != nil {
+		problems = append(problems, disk.Error()+": commits paused, intake stalled until there is room")
+	}
+	for _, f := range d.topo.env.commitFailures.list() {
+		if disk != nil && errors.Is(f.err, persist.ErrDiskLow) {
+			continue // said above
+		}
+		problems = append(problems, fmt.Sprintf("state commits failing for device %s: %v: intake stalled", f.device, f.err))
+	}
 	switch {
-	case d.client == nil || !d.client.Connected():
-		return false, "broker disconnected"
-	case d.topo.system.IsStopped():
-		return false, "stopped"
-	case d.topo.stoppedDevice() != "":
-		return false, "device pipeline stopped after repeated failures: " + d.topo.stoppedDevice()
-	case d.commitFailing():
-		return false, "state commits failing (disk full?): intake stalled"
+	case len(problems) > 0:
+		return false, strings.Join(problems, "; ")
 	case d.upstream != nil && !d.upstream.connected():
 		return true, "ok; upstream disconnected (late data held in the outbox)"
 	}
 	return true, "ok"
-}
-
-func (d *Daemon) commitFailing() bool {
-	return d.topo.env.commitFailures.Load() > 0
 }
 
 func (d *Daemon) serveHTTP() error {

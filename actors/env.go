@@ -2,7 +2,6 @@ package actors
 
 import (
 	"log/slog"
-	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -25,8 +24,8 @@ type env struct {
 	// are shed and QoS 1 acknowledgements withheld, so the broker stops sending.
 	intakeBlocked func() bool
 
-	commitEvery    int64        // ms of processing time between group commits
-	commitFailures atomic.Int32 // devices whose last commit failed: health reports it
+	commitEvery    int64          // ms of processing time between group commits
+	commitFailures commitFailures // devices whose last commit failed: health reports why
 }
 
 // props builds actor props that run on the environment's dispatcher: the default

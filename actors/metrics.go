@@ -51,8 +51,8 @@ func NewMetrics() *Metrics {
 		DecodeErrors:  f.counters("edged_decode_errors_total", "Payloads that could not be decoded.", "device", "stream"),
 		Late:          f.counters("edged_late_total", "Records sent to the late output.", "device", "stream", "reason"),
 		Dropped:       f.counters("edged_dropped_total", "Records dropped, by reason.", "device", "stream", "reason"),
-		Watermark:     f.gauges("edged_watermark_ms", "Current watermark of a stream (ms since epoch).", "device", "stream"),
-		WatermarkLag:  f.gauges("edged_watermark_lag_ms", "Processing time minus watermark.", "device", "stream"),
+		Watermark:     f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
+		WatermarkLag:  f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
 		Idle:          f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
 		Firings:       f.counters("edged_window_firings_total", "On-time window results.", "device", "window"),
 		LateUpdates:   f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
@@ -63,7 +63,7 @@ func NewMetrics() *Metrics {
 		Inflight:      f.gauges("edged_inflight_messages", "Messages received but not yet acknowledged.", "device"),
 		Commits:       f.counter("edged_commits_total", "State commits."),
 		CommitErrors:  f.counter("edged_commit_errors_total", "State commits that failed (intake stalls until one succeeds)."),
-		CommitSeconds: f.histogram("edged_commit_seconds", "Duration of a state commit."),
+		CommitSeconds: f.histogram("edged_commit_duration_seconds", "Duration of a state commit."),
 		Published:     f.counter("edged_results_published_total", "Results delivered to the local broker."),
 		PublishErrors: f.counter("edged_publish_errors_total", "Result publishes that failed and will be retried."),
 		Quarantined:   f.counters("edged_quarantined_windows_total", "Persisted windows that failed to decode.", "device", "window"),
@@ -77,7 +77,7 @@ func NewMetrics() *Metrics {
 		UpstreamDrop:  f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
 		UnshippedLate: f.counters("edged_late_unshipped_total", "Late records logged because no upstream is configured.", "device"),
 	}
-	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfoCollector())
 	return m
 }
 

@@ -67,7 +67,7 @@ func (s *source) touch(b *boundKey) {
 func (s *source) emit(ctx actor.Context, now int64) {
 	st, changed := s.gen.Tick(now)
 	if st.Watermark != watermark.Min {
-		s.lagGauge.Set(float64(now - st.Watermark))
+		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
 	}
 	if !changed {
 		return
@@ -75,7 +75,7 @@ func (s *source) emit(ctx actor.Context, now int64) {
 	s.dirty = true
 	s.handle.dirty.Store(true)
 	if st.Watermark != watermark.Min {
-		s.wmGauge.Set(float64(st.Watermark))
+		s.wmGauge.Set(float64(st.Watermark) / 1000)
 	}
 	s.idleGauge.Set(b2f(st.Idle))
 	wm := &WatermarkEmitted{Stream: s.topic, Status: st, At: now}

@@ -33,19 +33,23 @@ type HTTP struct {
 
 // Limits bound what one device may hold in flight.
 type Limits struct {
-	MaxInflight int // messages per device inside the pipeline before intake stops reading
-	MaxPayload  int // bytes; bigger payloads are rejected at intake
+	MaxInflight int   // messages per device inside the pipeline before intake stops reading
+	MaxPayload  int   // bytes; bigger payloads are rejected at intake
+	MinFreeDisk int64 // bytes free on data_dir's disk below which state commits (and intake) pause; 0 = no check
 }
 
 // Broker is the local MQTT broker the sensors publish to.
 type Broker struct {
-	URL       string // tcp:// mqtt:// ssl:// tls:// ws:// wss:// or "embedded"
-	Listen    string // host:port of the in-process broker; only with URL "embedded"
-	ClientID  string
-	Username  string
-	Password  string
-	TLS       TLS
-	KeepAlive time.Duration
+	URL      string // tcp:// mqtt:// mqtts:// ssl:// tls:// ws:// wss:// or "embedded"
+	Listen   string // host:port of the in-process broker; only with URL "embedded"
+	ClientID string
+	Username string
+	Password string
+	// PasswordFile holds the password (a secret kept out of the config file);
+	// Load reads it into Password.
+	PasswordFile string
+	TLS          TLS
+	KeepAlive    time.Duration
 }
 
 // Embedded reports whether edged runs the broker in-process.
@@ -57,15 +61,17 @@ const EmbeddedBroker = "embedded"
 // Upstream is the cloud broker that receives late records (and results when a
 // window asks for them), held in a disk outbox while the uplink is down.
 type Upstream struct {
-	URL         string // "" disables upstream sync
-	ClientID    string
-	Username    string
-	Password    string
-	TLS         TLS
-	TopicPrefix string
-	Batch       Batch
-	MaxRate     float64 // records per second while draining the backlog
-	Outbox      Outbox
+	URL      string // "" disables upstream sync
+	ClientID string
+	Username string
+	Password string
+	// PasswordFile is as in Broker.
+	PasswordFile string
+	TLS          TLS
+	TopicPrefix  string
+	Batch        Batch
+	MaxRate      float64 // records per second while draining the backlog
+	Outbox       Outbox
 }
 
 // Enabled reports whether an upstream broker is configured.

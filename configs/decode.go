@@ -47,6 +47,7 @@ func parseYAML(r *report, data []byte) (*yaml.Node, bool) {
 	if len(doc.Content) == 0 {
 		return nil, true
 	}
+	expandEnv(r, "", doc.Content[0])
 	return doc.Content[0], true
 }
 

@@ -21,6 +21,7 @@ import (
 //	http.listen              127.0.0.1:9464; "" disables the endpoint
 //	limits.max_inflight      10000 messages per device
 //	limits.max_payload       64KiB
+//	limits.min_free_disk     64MiB; 0 = no check
 //	broker.url               tcp://127.0.0.1:1883
 //	broker.listen            127.0.0.1:1883, only with url: embedded
 //	broker.client_id         edged-<hostname>
@@ -63,6 +64,7 @@ const (
 	DefaultHTTPListen      = "127.0.0.1:9464"
 	DefaultMaxInflight     = 10000
 	DefaultMaxPayload      = 64 << 10
+	DefaultMinFreeDisk     = 64 << 20
 	DefaultBrokerURL       = "tcp://127.0.0.1:1883"
 	DefaultEmbeddedListen  = "127.0.0.1:1883"
 	DefaultKeepAlive       = 30 * time.Second
@@ -110,6 +112,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "http.listen", &d.HTTP.Listen, DefaultHTTPListen)
 	or(p, "limits.max_inflight", &d.Limits.MaxInflight, DefaultMaxInflight)
 	or(p, "limits.max_payload", &d.Limits.MaxPayload, DefaultMaxPayload)
+	or(p, "limits.min_free_disk", &d.Limits.MinFreeDisk, DefaultMinFreeDisk)
 
 	host := hostname()
 	or(p, "broker.url", &d.Broker.URL, DefaultBrokerURL)

@@ -212,14 +212,22 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			name:   "bad broker and upstream URLs",
 			daemon: "broker: {url: \"http://gw:1883\"}\nupstream: {url: embedded}\n",
 			want: []string{
-				"edged.yaml:1: broker.url: \"http://gw:1883\" must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://, or be \"embedded\"",
-				"edged.yaml:2: upstream.url: \"embedded\" must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://",
+				"edged.yaml:1: broker.url: \"http://gw:1883\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be \"embedded\"",
+				"edged.yaml:2: upstream.url: \"embedded\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://",
 			},
 		},
 		{
 			name:   "a broker URL without a port",
 			daemon: "broker: {url: \"tcp://gw\"}\n",
 			want:   []string{"edged.yaml:1: broker.url: \"tcp://gw\" names no port"},
+		},
+		{
+			name:   "a password in a bad broker URL stays out of the message",
+			daemon: "broker: {url: \"tcp://edge:s3cret@gw\"}\nupstream: {url: \"https//edge:p/w@cloud:8883\"}\n",
+			want: []string{
+				"edged.yaml:1: broker.url: \"tcp://xxxxx@gw\" names no port",
+				"edged.yaml:2: upstream.url: \"xxxxx@cloud:8883\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://",
+			},
 		},
 		{
 			name:   "listen without the embedded broker",
@@ -237,7 +245,7 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 		{
 			name:   "TLS settings on a plain connection",
 			daemon: "broker:\n  url: tcp://gw:1883\n  tls: {insecure_skip_verify: true}\n",
-			want:   []string{"edged.yaml:3: broker.tls: is set but tcp:// does not use TLS; use ssl://, tls:// or wss://"},
+			want:   []string{"edged.yaml:3: broker.tls: is set but tcp:// does not use TLS; use mqtts://, ssl://, tls:// or wss://"},
 		},
 		{
 			name:   "upstream results without an upstream",

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Load reads the daemon file at path and every device file (*.yaml, *.yml)
@@ -55,16 +57,21 @@ func load(f files, file string) (*Daemon, error) {
 	d := &Daemon{Path: file, pos: newPositions()}
 	r := newReport(file, d.pos, &errs)
 	root, parsed := parseYAML(r, data)
+	if line, ok := deviceFileLine(root); ok {
+		r.atLine(line, "device", "this is a device file; --config takes the daemon file, whose devices_dir holds device files like this one")
+		return nil, errs
+	}
 	if root != nil {
 		daemonSchema(d)(r, "", root)
 	}
 	applyDefaults(d)
 	for _, p := range []*string{&d.DataDir, &d.DevicesDir, &d.Broker.TLS.CA, &d.Broker.TLS.Cert, &d.Broker.TLS.Key,
-		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key} {
+		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key, &d.Broker.PasswordFile, &d.Upstream.PasswordFile} {
 		if *p != "" {
 			*p = f.resolve(file, *p)
 		}
 	}
+	readPasswords(f, r, d)
 
 	// Without a readable daemon file devices_dir is a guess; reporting its
 	// devices would only add noise.
@@ -76,6 +83,20 @@ func load(f files, file string) (*Daemon, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// deviceFileLine says whether a parsed daemon file is in fact a device file (it
+// has a top-level device key), the usual mix-up, and the line of that key.
+func deviceFileLine(root *yaml.Node) (int, bool) {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return 0, false
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Value == "device" {
+			return k.Line, true
+		}
+	}
+	return 0, false
 }
 
 // loadDevices decodes every device file in dir, in name order.

@@ -1,10 +1,12 @@
 package configs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -125,7 +127,7 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 		Path: "edged.yaml", DataDir: "data", Durability: "process", CommitInterval: 100 * time.Millisecond,
 		DedupTTL: time.Hour, DevicesDir: "devices",
 		Log: Log{Format: "text", Level: "info"}, HTTP: HTTP{Listen: "127.0.0.1:9464"},
-		Limits: Limits{MaxInflight: 10000, MaxPayload: 65536},
+		Limits: Limits{MaxInflight: 10000, MaxPayload: 65536, MinFreeDisk: 64 << 20},
 		Broker: Broker{URL: "tcp://127.0.0.1:1883", ClientID: "edged-" + host, KeepAlive: 30 * time.Second},
 		Upstream: Upstream{ClientID: "edged-" + host + "-upstream", TopicPrefix: "edged/" + host,
 			Batch: Batch{MaxRecords: 100, MaxDelay: time.Second}, MaxRate: 500,
@@ -220,5 +222,19 @@ func TestRelativePathsAreTakenFromTheDaemonFile(t *testing.T) {
 	}
 	if len(d.Devices) != 1 || d.Devices[0].Path != filepath.Join(dir, "devs", "b.yml") {
 		t.Errorf("devices = %v, want only devs/b.yml", d.Devices)
+	}
+}
+
+// A device file passed as --config is the usual first mistake: one error that says
+// so, not a list of unknown fields.
+func TestADeviceFileGivenAsTheDaemonFileGetsAHint(t *testing.T) {
+	_, err := LoadFS(mapFS(map[string]string{"dev.yaml": minimalDevice}), "dev.yaml")
+	var errs Errors
+	if !errors.As(err, &errs) || len(errs) != 1 {
+		t.Fatalf("want exactly one error, got %v", err)
+	}
+	e := errs[0]
+	if e.Line != 1 || e.Field != "device" || !strings.Contains(e.Reason, "device file") {
+		t.Errorf("got %s, want line 1, field device, a hint that this is a device file", e.Error())
 	}
 }

@@ -22,6 +22,7 @@ func daemonSchema(c *Daemon) binder {
 		field{"limits", mapping(
 			field{"max_inflight", integer(&c.Limits.MaxInflight)},
 			field{"max_payload", sizeInt(&c.Limits.MaxPayload)},
+			field{"min_free_disk", size(&c.Limits.MinFreeDisk)},
 		)},
 		field{"broker", mapping(
 			field{"url", str(&c.Broker.URL)},
@@ -29,6 +30,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"client_id", str(&c.Broker.ClientID)},
 			field{"username", str(&c.Broker.Username)},
 			field{"password", str(&c.Broker.Password)},
+			field{"password_file", str(&c.Broker.PasswordFile)},
 			field{"tls", tlsSchema(&c.Broker.TLS)},
 			field{"keepalive", duration(&c.Broker.KeepAlive)},
 		)},
@@ -37,6 +39,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"client_id", str(&c.Upstream.ClientID)},
 			field{"username", str(&c.Upstream.Username)},
 			field{"password", str(&c.Upstream.Password)},
+			field{"password_file", str(&c.Upstream.PasswordFile)},
 			field{"tls", tlsSchema(&c.Upstream.TLS)},
 			field{"topic_prefix", str(&c.Upstream.TopicPrefix)},
 			field{"batch", mapping(

@@ -7,8 +7,8 @@ import (
 )
 
 var (
-	brokerSchemes = []string{"tcp", "mqtt", "ssl", "tls", "ws", "wss"}
-	tlsSchemes    = []string{"ssl", "tls", "wss"}
+	brokerSchemes = []string{"tcp", "mqtt", "mqtts", "ssl", "tls", "ws", "wss"}
+	tlsSchemes    = []string{"mqtts", "ssl", "tls", "wss"}
 )
 
 // Validate checks the daemon file and every device, collecting all problems.
@@ -34,6 +34,9 @@ func (d *Daemon) validate(errs *Errors) {
 	}
 	r.atLeast("limits.max_inflight", d.Limits.MaxInflight, 1)
 	r.atLeast("limits.max_payload", d.Limits.MaxPayload, 1)
+	if d.Limits.MinFreeDisk < 0 {
+		r.at("limits.min_free_disk", "must be at least 0 (0 turns the check off), got %d", d.Limits.MinFreeDisk)
+	}
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)
@@ -108,11 +111,12 @@ func (r *report) brokerURL(path, raw string, embeddedOK bool) {
 		return
 	}
 	u, err := url.Parse(raw)
+	raw = redactURL(raw) // the messages below quote it; a password must not reach a log
 	if err != nil || !slices.Contains(brokerSchemes, u.Scheme) {
 		if embeddedOK {
-			r.at(path, "%q must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)
+			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)
 		} else {
-			r.at(path, "%q must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://", raw)
+			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://", raw)
 		}
 		return
 	}
@@ -132,7 +136,7 @@ func (r *report) tls(parent, rawURL string, t TLS) {
 		return
 	}
 	if u, err := url.Parse(rawURL); err == nil && slices.Contains(brokerSchemes, u.Scheme) && !slices.Contains(tlsSchemes, u.Scheme) {
-		r.at(join(parent, "tls"), "is set but %s:// does not use TLS; use ssl://, tls:// or wss://", u.Scheme)
+		r.at(join(parent, "tls"), "is set but %s:// does not use TLS; use mqtts://, ssl://, tls:// or wss://", u.Scheme)
 		return
 	}
 	if t.CA != "" {

@@ -17,9 +17,9 @@ import (
 
 const (
 	defaultConnectTimeout = 10 * time.Second
-	// connectRetryInterval is the fixed pause between first-connect attempts
-	// (paho has no backoff there); later reconnects back off up to
-	// maxReconnectInterval.
+	// connectRetryInterval is the first pause between attempts to reach the
+	// broker at start; it doubles up to maxReconnectInterval, as paho's own
+	// reconnects do later.
 	connectRetryInterval = time.Second
 	maxReconnectInterval = 10 * time.Second
 	// reconnectJitter bounds the random pause added before each reconnect attempt.
@@ -35,8 +35,8 @@ var ErrClosed = errors.New("mqtt client closed")
 
 // Options configure a Client.
 type Options struct {
-	// URL of the broker: tcp://, mqtt:// (same as tcp), ssl://, tls:// (same
-	// as ssl), ws:// or wss://, host and port.
+	// URL of the broker: tcp://, mqtt:// (same as tcp), mqtts://, ssl://,
+	// tls:// (all three TLS), ws:// or wss://, host and port.
 	URL      string
 	ClientID string
 	Username string
@@ -68,7 +68,7 @@ type Options struct {
 // Its methods are safe for concurrent use.
 type Client struct {
 	o       Options
-	url     string // redacted, for errors and logs
+	url     string // without userinfo, for errors and logs
 	log     *slog.Logger
 	pc      paho.Client
 	timeout time.Duration
@@ -79,6 +79,7 @@ type Client struct {
 	closeOnce  sync.Once
 	lastErr    atomic.Pointer[error] // why the latest connection attempt failed
 	failing    atomic.Bool           // a failure has been logged since the last success
+	dialed     atomic.Bool           // the first connection is up; dial logs attempts before it
 }
 
 // Connect connects to o.URL and subscribes to o.Subscriptions. It retries
@@ -90,7 +91,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		o: o, url: u.Redacted(), log: o.Logger, timeout: o.ConnectTimeout,
+		o: o, url: RedactURL(u.String()), log: o.Logger, timeout: o.ConnectTimeout,
 		subscribed: make(chan error, 1), closed: make(chan struct{}),
 	}
 	if c.log == nil {
@@ -117,8 +118,6 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetAutoAckDisabled(o.ManualAck).
 		SetAutoReconnect(true).
 		SetMaxReconnectInterval(maxReconnectInterval).
-		SetConnectRetry(true).
-		SetConnectRetryInterval(connectRetryInterval).
 		SetConnectTimeout(c.timeout).
 		SetWriteTimeout(writeTimeout).
 		SetResumeSubs(false).
@@ -144,16 +143,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	}
 	c.pc = paho.NewClient(po)
 
-	tok := c.pc.Connect()
-	select {
-	case <-tok.Done():
-		if err := tok.Error(); err != nil {
-			c.Close(0)
-			return nil, fmt.Errorf("connecting to %s: %w", c.url, err)
-		}
-	case <-ctx.Done():
+	if err := c.dial(ctx); err != nil {
 		c.Close(0)
-		return nil, c.connectErr(ctx.Err())
+		return nil, err
 	}
 	if len(o.Subscriptions) > 0 {
 		select {
@@ -168,6 +160,35 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		}
 	}
 	return c, nil
+}
+
+// dial makes the first connection. A gateway often boots before its broker, so a
+// broker that is not there yet is waited for, with backoff and jitter, until ctx
+// ends; each attempt is logged with when the next one comes.
+func (c *Client) dial(ctx context.Context) error {
+	wait := connectRetryInterval
+	for attempt := 1; ; attempt++ {
+		tok := c.pc.Connect()
+		select {
+		case <-tok.Done():
+		case <-ctx.Done():
+			return c.connectErr(ctx.Err())
+		}
+		err := tok.Error()
+		if err == nil {
+			c.dialed.Store(true)
+			return nil
+		}
+		c.lastErr.Store(&err)
+		pause := wait + rand.N(reconnectJitter)
+		c.log.Warn("mqtt broker unreachable; waiting for it", "attempt", attempt, "retry_in", pause.Round(time.Millisecond), "err", err)
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return c.connectErr(ctx.Err())
+		}
+		wait = min(2*wait, maxReconnectInterval)
+	}
 }
 
 // connectErr explains a first connection that did not come up in time.
@@ -259,6 +280,9 @@ func (c *Client) onNotification(n paho.ConnectionNotification) {
 	}
 	err := f.Reason
 	c.lastErr.Store(&err)
+	if !c.dialed.Load() {
+		return
+	}
 	if !c.failing.Swap(true) {
 		c.log.Warn("mqtt connection attempt failed; retrying", "err", err)
 	} else {

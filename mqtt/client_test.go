@@ -172,7 +172,7 @@ func TestConnectRejectsOptionsThatCannotWork(t *testing.T) {
 		want string
 	}{
 		{"AnUnknownScheme", mqtt.Options{URL: "http://localhost:1883", CleanSession: true},
-			`broker URL http://localhost:1883: unknown scheme "http": use tcp, mqtt, ssl, tls, ws or wss`},
+			`broker URL http://localhost:1883: unknown scheme "http": use tcp, mqtt, mqtts, ssl, tls, ws or wss`},
 		{"AURLWithoutHost", mqtt.Options{URL: "tcp://:1883", CleanSession: true},
 			`broker URL tcp://:1883 has no host`},
 		{"APersistentSessionWithoutClientID", mqtt.Options{URL: "tcp://localhost"},

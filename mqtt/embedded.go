@@ -35,8 +35,8 @@ type Embedded struct {
 
 // StartEmbedded starts the broker with its MQTT listener on listen (a
 // loopback host:port with a nonzero port) and its JetStream store under
-// storeDir, and returns once it accepts connections. The NATS client port is
-// a random loopback port that edged does not use.
+// storeDir, and returns once it accepts connections. It opens no other port:
+// no NATS client port, no monitoring, no cluster.
 func StartEmbedded(listen, storeDir string, logger *slog.Logger) (*Embedded, error) {
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
@@ -50,9 +50,10 @@ func StartEmbedded(listen, storeDir string, logger *slog.Logger) (*Embedded, err
 		return nil, fmt.Errorf("starting the embedded broker on %q: it listens on loopback only (127.0.0.1, ::1 or localhost)", listen)
 	}
 	opts := &server.Options{
-		ServerName:         "edged-embedded",
-		Host:               "127.0.0.1",
-		Port:               server.RANDOM_PORT,
+		ServerName: "edged-embedded",
+		// No NATS client listener: it would accept anyone on loopback (no
+		// authentication is configured), and MQTT clients do not need it.
+		DontListen:         true,
 		HTTPPort:           0,
 		NoSigs:             true, // the daemon handles signals
 		JetStream:          true,

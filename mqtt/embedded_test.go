@@ -137,3 +137,71 @@ func TestEmbeddedBrokerKeepsQueuedMessagesAcrossARestart(t *testing.T) {
 		t.Fatalf("got %q, want queued", m.Payload)
 	}
 }
+
+// The embedded broker is nats-server: besides MQTT it would open a NATS client
+// port, unauthenticated. edged uses none, so the broker must listen on the MQTT
+// address and nowhere else.
+func TestEmbeddedBrokerListensOnItsMQTTAddressOnly(t *testing.T) {
+	before := listeningPorts(t)
+	addr := freeAddr(t)
+	e, err := mqtt.StartEmbedded(addr, t.TempDir(), testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	_, port, _ := net.SplitHostPort(addr)
+	var opened []string
+	for p := range listeningPorts(t) {
+		if !before[p] {
+			opened = append(opened, p)
+		}
+	}
+	if len(opened) != 1 || opened[0] != port {
+		t.Fatalf("the embedded broker opened listening ports %v; want only its MQTT port %s", opened, port)
+	}
+	// And it still carries MQTT without its NATS listener.
+	in := make(inbox, 1)
+	connect(t, mqtt.Options{URL: e.URL(), ClientID: "sub", Handler: in.handler,
+		Subscriptions: []mqtt.Subscription{{Filter: "t", QoS: 1}}})
+	pub := connect(t, mqtt.Options{URL: e.URL(), ClientID: "pub", CleanSession: true})
+	publish(t, pub, "t", 1, "x")
+	if m := in.next(t); string(m.Payload) != "x" {
+		t.Fatalf("got %q, want x", m.Payload)
+	}
+}
+
+// listeningPorts returns the TCP ports this process listens on, from the socket
+// inodes of its file descriptors and the kernel's TCP tables.
+func listeningPorts(t *testing.T) map[string]bool {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc to list sockets: %v", err)
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		target, err := os.Readlink("/proc/self/fd/" + fd.Name())
+		if inode, ok := strings.CutPrefix(target, "socket:["); ok && err == nil {
+			inodes[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	ports := map[string]bool{}
+	for _, table := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
+		body, err := os.ReadFile(table)
+		if err != nil {
+			continue // no IPv6
+		}
+		for line := range strings.Lines(string(body)) {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] { // 0A: LISTEN
+				continue
+			}
+			hexPort := f[1][strings.LastIndexByte(f[1], ':')+1:]
+			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil {
+				ports[strconv.FormatUint(p, 10)] = true
+			}
+		}
+	}
+	return ports
+}

@@ -9,12 +9,16 @@ import (
 
 // Commit writes b in one transaction. If Badger says the transaction is too big, it
 // commits the longest run of whole units that fits, then the rest, so each unit stays
-// atomic; a single unit too big for a transaction is an error. With Power durability
+// atomic; a single unit too big for a transaction is an error, and so is a disk
+// below Options.MinFreeDisk (nothing is written then). With Power durability
 // each transaction is fsynced before Commit returns. On error, the units not yet
 // written are still in b and a later Commit of b retries them.
 func (s *Store) Commit(b *Batch) (err error) {
 	defer s.recovered("committing", &err)
 	b.EndUnit()
+	if err := s.disk.check(); err != nil {
+		return fmt.Errorf("committing state in %s: %w", s.where, err)
+	}
 	if b.queue {
 		s.queueMu.Lock()
 		defer s.queueMu.Unlock()

@@ -27,6 +27,9 @@ type Options struct {
 	// ReadOnly opens an existing store without changing a byte of it (edged
 	// inspect); a directory without edged state is refused, not created.
 	ReadOnly bool
+	// MinFreeDisk is the free space (bytes) below which the Store refuses to open
+	// or commit, so Badger never writes to a full disk; 0 = no check.
+	MinFreeDisk uint64
 
 	// memTableSize overrides defaultMemTableSize so tests can make Badger's
 	// transaction limit small enough to force split commits.

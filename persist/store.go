@@ -22,6 +22,7 @@ type Store struct {
 	ttl   time.Duration
 	log   *slog.Logger
 	lock  *dirLock // nil in memory
+	disk  diskReserve
 
 	// commitMu makes the commit count and the order of commits the same: each
 	// transaction writes the count it brings the store to, so the newest version
@@ -46,12 +47,17 @@ type Store struct {
 func Open(o Options) (*Store, error) {
 	o = o.withDefaults()
 	if o.Durability == Memory {
-		return openBadger(o, "memory", nil)
+		return openBadger(o, "memory", nil, diskReserve{})
 	}
 	if o.Dir == "" {
 		return nil, errors.New("opening state: no directory given")
 	}
+	disk := diskReserve{dir: o.Dir, min: o.MinFreeDisk}
 	if !o.ReadOnly {
+		// Opening writes (a new memtable's log, the manifest): not on a full disk.
+		if err := disk.check(); err != nil {
+			return nil, fmt.Errorf("opening state in %s: %w; free some space and start again", o.Dir, err)
+		}
 		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("opening state in %s: %w", o.Dir, err)
 		}
@@ -67,7 +73,7 @@ func Open(o Options) (*Store, error) {
 		lock.release()
 		return nil, err
 	}
-	s, err := openBadger(o, o.Dir, lock)
+	s, err := openBadger(o, o.Dir, lock, disk)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -82,7 +88,7 @@ func Open(o Options) (*Store, error) {
 
 // openBadger opens Badger and loads the outbox counters. Badger panics on some
 // damage (a table it cannot index); that becomes an error naming the directory.
-func openBadger(o Options, where string, lock *dirLock) (s *Store, err error) {
+func openBadger(o Options, where string, lock *dirLock, disk diskReserve) (s *Store, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = nil, refuse(where, "Badger panicked opening it: %v", firstLine(r))
@@ -98,7 +104,7 @@ func openBadger(o Options, where string, lock *dirLock) (s *Store, err error) {
 		}
 		return nil, fmt.Errorf("opening state in %s: %w", where, err)
 	}
-	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, queues: map[string]*queueState{}}
+	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{}}
 	if err := s.loadQueues(); err != nil {
 		db.Close()
 		return nil, err
@@ -154,9 +160,19 @@ func (s *Store) readCommits() (_ uint64, err error) {
 	return n, nil
 }
 
-// Close flushes and closes the database, then marks it closed cleanly.
+// Close flushes and closes the database, then marks it closed cleanly. On a disk
+// below the reserve it leaves the database as a crash would, marker included:
+// closing writes the memtable out as a new table, which may not fit, and the next
+// Open replays the memtable's log instead.
 func (s *Store) Close() error {
 	defer s.lock.release()
+	if err := s.disk.check(); errors.Is(err, ErrDiskLow) {
+		s.log.Warn("leaving the state unflushed; the next start replays its log", "dir", s.where, "err", err)
+		if s.marker != nil {
+			s.marker.close()
+		}
+		return nil
+	}
 	if err := s.db.Close(); err != nil {
 		if s.marker != nil {
 			s.marker.close()
@@ -178,6 +194,9 @@ func (s *Store) Close() error {
 // RunGC runs one pass of value-log garbage collection. Only values larger than the
 // value threshold live in the value log, so most passes find nothing to do.
 func (s *Store) RunGC() {
+	if s.disk.check() != nil {
+		return // rewriting the value log needs room first
+	}
 	err := s.db.RunValueLogGC(0.5)
 	switch {
 	case err == nil, errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected),
@@ -189,3 +208,12 @@ func (s *Store) RunGC() {
 
 // Size returns the bytes on disk of the LSM tree and of the value log.
 func (s *Store) Size() (lsm, vlog int64) { return s.db.Size() }
+
+// DiskLow returns an error wrapping ErrDiskLow while the disk holding the state has
+// less free space than Options.MinFreeDisk; commits fail until it has room again.
+func (s *Store) DiskLow() error {
+	if err := s.disk.check(); err != nil {
+		return fmt.Errorf("state in %s: %w", s.where, err)
+	}
+	return nil
+}

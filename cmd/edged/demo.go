@@ -24,7 +24,7 @@ import (
 )
 
 func demoCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("demo", stderr)
+	fs := newFlags("demo", stdout, stderr)
 	sensors := fs.Int("sensors", 20, "simulated sensors")
 	rate := fs.Float64("rate", 2, "readings per second of each sensor")
 	silent := fs.Int("silent", 2, "sensors (the last ones) that fall silent after --silent-after")
@@ -253,8 +253,8 @@ func (s *demoStatus) line(now time.Time) string {
 				firings += m.GetCounter().GetValue()
 			case "edged_window_late_updates_total":
 				updates += m.GetCounter().GetValue()
-			case "edged_watermark_lag_ms":
-				lag[demoStream(m)] = m.GetGauge().GetValue()
+			case "edged_watermark_lag_seconds":
+				lag[demoStream(m)] = m.GetGauge().GetValue() * 1000
 			case "edged_stream_idle":
 				idle[demoStream(m)] = m.GetGauge().GetValue() == 1
 			}

@@ -17,7 +17,7 @@ import (
 )
 
 func inspectCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("inspect", stderr)
+	fs := newFlags("inspect", stdout, stderr)
 	dir := fs.String("data", "", "state directory (data_dir of the daemon)")
 	device := fs.String("device", "", "show only this device")
 	key := fs.String("key", "", "show this key's windows with their current values")
@@ -25,7 +25,7 @@ func inspectCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *dir == "" {
-		return errors.New("--data is required")
+		return usageErrorf("--data is required")
 	}
 	// Read-only: inspect must never change the state it shows, nor create any.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

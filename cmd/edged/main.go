@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,8 +22,9 @@ Usage:
   edged record   --config FILE --output FILE.jsonl     record live traffic in the replay format
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
   edged inspect  --data DIR [--device D] [--key K]     show persisted state (read-only)
+  edged version                                        print the version, commit and Go version
 
-Run 'edged <command> -h' for the flags of a command.
+Run 'edged help <command>' for the flags of a command.
 `
 
 // exitError carries the process exit code for errors that already told the user
@@ -30,6 +32,15 @@ Run 'edged <command> -h' for the flags of a command.
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError is a command line that cannot mean anything: exit 2, as for a bad flag.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
 
 var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"run":      runCmd,
@@ -39,6 +50,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"record":   recordCmd,
 	"simulate": simulateCmd,
 	"inspect":  inspectCmd,
+	"version":  versionCmd,
 }
 
 func main() {
@@ -46,12 +58,22 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help":
+		fmt.Fprint(stdout, usage)
 		return 0
+	case "--version", "-version":
+		args = []string{"version"}
+	case "help":
+		if len(args) == 1 {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		args = []string{args[1], "-h"}
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -60,6 +82,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd(args[1:], stdout, stderr)
 	var ee exitError
+	var ue usageError
 	switch {
 	case err == nil:
 		return 0
@@ -67,14 +90,42 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "edged %s: %v\nRun 'edged help %s' for its flags.\n", args[0], err, args[0])
+		return 2
 	}
 	fmt.Fprintf(stderr, "edged %s: %v\n", args[0], err)
 	return 1
 }
 
-// newFlags is a FlagSet that reports its errors to stderr and never exits.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("edged "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
+// flagSet is a command's flags. Its Parse puts -h's help on stdout and reports a bad
+// flag or a stray argument once, on stderr, as a usage error (exit 2).
+type flagSet struct {
+	*flag.FlagSet
+	stdout, stderr io.Writer
+	out            bytes.Buffer
+}
+
+func newFlags(name string, stdout, stderr io.Writer) *flagSet {
+	f := &flagSet{FlagSet: flag.NewFlagSet("edged "+name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
+	f.SetOutput(&f.out)
+	return f
+}
+
+func (f *flagSet) Parse(args []string) error {
+	err := f.FlagSet.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		f.stdout.Write(f.out.Bytes())
+		return err
+	case err != nil:
+		f.stderr.Write(f.out.Bytes())
+		return exitError{2}
+	case f.NArg() > 0:
+		fmt.Fprintf(f.stderr, "%s: unexpected argument %q (every option is a --flag)\n", f.Name(), f.Arg(0))
+		f.SetOutput(f.stderr)
+		f.Usage()
+		return exitError{2}
+	}
+	return nil
 }

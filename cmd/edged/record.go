@@ -18,7 +18,7 @@ import (
 )
 
 func recordCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("record", stderr)
+	fs := newFlags("record", stdout, stderr)
 	path := fs.String("config", "", "daemon config file (YAML): its broker and stream topics are recorded")
 	output := fs.String("output", "", "recording to write, JSON lines in the replay format (- for stdout)")
 	duration := fs.Duration("duration", 0, "stop after this long (default: until Ctrl-C or SIGTERM)")
@@ -26,7 +26,7 @@ func recordCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *path == "" || *output == "" {
-		return errors.New("--config and --output are required")
+		return usageErrorf("--config and --output are required")
 	}
 	cfg, err := loadConfig(*path, stderr)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,7 @@ import (
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("replay", stderr)
+	fs := newFlags("replay", stdout, stderr)
 	path := fs.String("config", "", "daemon config file (YAML)")
 	input := fs.String("input", "", "recorded input, JSON lines (- for stdin)")
 	output := fs.String("output", "", "output file (default stdout)")
@@ -22,7 +21,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *path == "" || *input == "" {
-		return errors.New("--config and --input are required")
+		return usageErrorf("--config and --input are required")
 	}
 	cfg, err := loadConfig(*path, stderr)
 	if err != nil {

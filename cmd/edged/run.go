@@ -21,7 +21,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", stderr)
+	fs := newFlags("run", stdout, stderr)
 	path := fs.String("config", "", "daemon config file (YAML)")
 	data := fs.String("data", "", "state directory (overrides data_dir)")
 	reset := fs.Bool("reset-state", false, "if the state in data_dir is refused as damaged, move it aside into data_dir/"+
@@ -52,6 +52,11 @@ func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	d, err := actors.Start(ctx, cfg, log)
+	if err != nil && ctx.Err() != nil {
+		// Stopped while still waiting for the broker: nothing was taken, nothing is lost.
+		log.Info("stopped before edged was running", "reason", err)
+		return nil
+	}
 	if errors.Is(err, persist.ErrDamaged) {
 		return fmt.Errorf("%w\nTo recover, restore %s from a backup, or run edged once with --reset-state: "+
 			"it moves the damaged state into %s and starts empty, without the windows, watermarks and outboxes it held",
@@ -60,6 +65,9 @@ func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if err := sdNotify("READY=1"); err != nil {
+		log.Warn("cannot tell systemd that edged is ready", "err", err)
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -67,6 +75,7 @@ func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error
 		select {
 		case <-ctx.Done():
 			log.Info("stopping", "timeout", shutdownTimeout)
+			_ = sdNotify("STOPPING=1")
 			return d.Stop(shutdownTimeout)
 		case <-hup:
 			if path == "" {

@@ -21,7 +21,7 @@ import (
 var logQuiet = configs.Log{Format: "text", Level: "warn"}
 
 func simulateCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("simulate", stderr)
+	fs := newFlags("simulate", stdout, stderr)
 	broker := fs.String("broker", "tcp://127.0.0.1:1883", "MQTT broker URL to publish to")
 	sensors := fs.Int("sensors", 10, "number of sensors (s-1 .. s-N)")
 	rate := fs.Float64("rate", 1, "readings per second of each sensor")
@@ -37,9 +37,6 @@ func simulateCmd(args []string, stdout, stderr io.Writer) error {
 	output := fs.String("output", "", "write the feed in the replay format to this file instead of publishing")
 	if err := fs.Parse(args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *qos > 1 {
 		return fmt.Errorf("--qos %d: use 0 or 1", *qos)

@@ -9,7 +9,7 @@ import (
 )
 
 func validateCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("validate", stderr)
+	fs := newFlags("validate", stdout, stderr)
 	path := fs.String("config", "", "daemon config file (YAML)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -31,7 +31,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) error {
 // printed one per line as file:line: field: reason, and the command exits 1.
 func loadConfig(path string, stderr io.Writer) (*configs.Daemon, error) {
 	if path == "" {
-		return nil, errors.New("--config is required")
+		return nil, usageErrorf("--config is required")
 	}
 	cfg, err := configs.Load(path)
 	var errs configs.Errors

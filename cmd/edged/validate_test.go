@@ -180,7 +180,7 @@ func TestValidateNeedsAConfigAndAReadableFile(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no --config", []string{"validate"}, "edged validate: --config is required\n"},
+		{"no --config", []string{"validate"}, "edged validate: --config is required\nRun 'edged help validate' for its flags.\n"},
 		{"a file that does not exist", []string{"validate", "--config", "/nonexistent/edged.yaml"},
 			"/nonexistent/edged.yaml: cannot read the file: no such file or directory\n1 error(s)\n"},
 	}

@@ -49,8 +49,18 @@ type crashSetup struct {
 // crashConfig writes a daemon file and the device file for the broker at url.
 func crashConfig(t testing.TB, url, prefix string) crashSetup {
 	t.Helper()
+	return crashConfigIn(t, url, prefix, "", "")
+}
+
+// crashConfigIn is crashConfig with the state in dataDir ("": a temp dir) and more
+// lines (YAML) appended to the daemon file.
+func crashConfigIn(t testing.TB, url, prefix, dataDir, more string) crashSetup {
+	t.Helper()
 	dir := t.TempDir()
-	s := crashSetup{broker: url, prefix: prefix, dataDir: filepath.Join(dir, "data"), config: filepath.Join(dir, "edged.yaml")}
+	if dataDir == "" {
+		dataDir = filepath.Join(dir, "data")
+	}
+	s := crashSetup{broker: url, prefix: prefix, dataDir: dataDir, config: filepath.Join(dir, "edged.yaml")}
 	crashWriteFile(t, s.config, fmt.Sprintf(`
 data_dir: %s
 durability: process
@@ -59,7 +69,7 @@ devices_dir: devices
 log: {level: info}
 http: {listen: "127.0.0.1:0"}
 broker: {url: %q, client_id: %s-edged}
-`, s.dataDir, url, prefix))
+%s`, s.dataDir, url, prefix, more))
 	crashWriteFile(t, filepath.Join(dir, "devices", "crash.yaml"), fmt.Sprintf(`
 device: %s
 streams:

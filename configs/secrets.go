@@ -1,0 +1,30 @@
+package configs
+
+import "strings"
+
+// readPasswords loads password_file settings, so a password can live in a file only
+// the daemon's user reads (or a systemd credential) instead of the shared config.
+func readPasswords(f files, r *report, d *Daemon) {
+	for _, s := range []struct {
+		path     string
+		file, pw *string
+	}{
+		{"broker.password_file", &d.Broker.PasswordFile, &d.Broker.Password},
+		{"upstream.password_file", &d.Upstream.PasswordFile, &d.Upstream.Password},
+	} {
+		if *s.file == "" {
+			continue
+		}
+		if *s.pw != "" {
+			r.at(s.path, "set password or password_file, not both")
+			continue
+		}
+		data, err := f.read(*s.file)
+		if err != nil {
+			r.at(s.path, "cannot read %s: %v", *s.file, cause(err))
+			continue
+		}
+		// Files written by editors and echo end in a newline that is not part of it.
+		*s.pw = strings.TrimRight(string(data), "\r\n")
+	}
+}
