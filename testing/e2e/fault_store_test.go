@@ -75,8 +75,8 @@ func TestDamagedStoreIsRefusedAndResetStateStartsEmpty(t *testing.T) {
 			before := faultFiles(t, s.dataDir)
 
 			code, out := crashRun(t, bin, 30*time.Second, "run", "--config", s.config)
-			if code == 0 {
-				t.Fatalf("edged ran on the damaged state and exited 0:\n%s", out)
+			if code != 3 {
+				t.Fatalf("edged exited %d on the damaged state, want 3 (refused):\n%s", code, out)
 			}
 			for _, want := range []string{s.dataDir, tt.want, "restore", "--reset-state"} {
 				if !strings.Contains(out, want) {
@@ -90,8 +90,8 @@ func TestDamagedStoreIsRefusedAndResetStateStartsEmpty(t *testing.T) {
 				t.Errorf("the refused start changed the directory:\nbefore %v\nafter  %v", before, after)
 			}
 			code, out = crashRun(t, bin, 30*time.Second, "inspect", "--data", s.dataDir)
-			if code == 0 || !strings.Contains(out, tt.want) {
-				t.Errorf("inspect exited %d on the damaged state; want a refusal naming %q:\n%s", code, tt.want, out)
+			if code != 3 || !strings.Contains(out, tt.want) {
+				t.Errorf("inspect exited %d on the damaged state; want 3, a refusal naming %q:\n%s", code, tt.want, out)
 			}
 
 			e.resetNext = true
