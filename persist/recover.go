@@ -8,7 +8,7 @@ import "fmt"
 // instead of killing the daemon into a crash loop. Defer it first in the method, so
 // the method's own deferred unlocks run before it. Panics in Badger's own goroutines
 // (compaction, flushes) cannot be caught here; Open checks every table before Badger
-// opens them so those goroutines never meet damage present at start.
+// opens them, so those goroutines never meet damage present at start.
 func (s *Store) recovered(what string, err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%s in state in %s: Badger panicked: %s: %w", what, s.where, firstLine(r), ErrDamaged)
