@@ -13,7 +13,8 @@ import (
 // below Options.MinFreeDisk (nothing is written then). With Power durability
 // each transaction is fsynced before Commit returns. On error, the units not yet
 // written are still in b and a later Commit of b retries them.
-func (s *Store) Commit(b *Batch) error {
+func (s *Store) Commit(b *Batch) (err error) {
+	defer s.recovered("committing", &err)
 	b.EndUnit()
 	if err := s.disk.check(); err != nil {
 		return fmt.Errorf("committing state in %s: %w", s.where, err)
@@ -35,6 +36,8 @@ func (s *Store) Commit(b *Batch) error {
 // commitUnits commits as many of b's pending units as fit in one transaction and
 // says how many it committed.
 func (s *Store) commitUnits(b *Batch) (int, error) {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
 	end := len(b.units)
 	for {
 		t, fit, err := s.build(b, b.done, end)
@@ -44,6 +47,7 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 				return 0, fmt.Errorf("committing state in %s: %w", s.where, err)
 			}
 			s.applyQueueChanges(t.queues)
+			s.committed()
 			return end - b.done, nil
 		}
 		t.txn.Discard()
@@ -62,6 +66,26 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 	}
 }
 
+// committed counts a transaction that Badger committed and records the count in the
+// marker. The marker may lag the store, never lead it: it is written after the
+// commit returned, and with Power durability after the commit was synced. A failed
+// write only lets it lag further, so it is logged, not returned: the commit stands.
+// The caller holds commitMu.
+func (s *Store) committed() {
+	s.commits++
+	if s.marker == nil {
+		return
+	}
+	if err := s.marker.write(marker{Seq: s.commits, Boot: s.boot}, false); err != nil {
+		if s.markerErrs == 0 {
+			s.log.Warn("recording the commit count failed; the damage check at the next start is weaker until it works", "dir", s.where, "err", err)
+		}
+		s.markerErrs++
+		return
+	}
+	s.markerErrs = 0
+}
+
 // txnBuild is one transaction being filled, with the outbox changes it makes.
 type txnBuild struct {
 	txn    *badger.Txn
@@ -72,6 +96,9 @@ type txnBuild struct {
 // number of whole units that went in before the limit was hit.
 func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
 	t = txnBuild{txn: s.db.NewTransaction(true)}
+	if err := t.txn.Set(commitKey, appendCounter(nil, s.commits+1)); err != nil {
+		return t, 0, s.wrapOpErr(err, commitKey)
+	}
 	for u := from; u < to; u++ {
 		for _, o := range b.ops[b.unitStart(u):b.units[u]] {
 			if err := s.addOp(&t, o); err != nil {

@@ -38,7 +38,8 @@ type WindowState struct {
 // window states in a deterministic order (by window, key, start). Undecodable values
 // are reported in DeviceState.Corrupt and logged, not returned as an error: one bad
 // value must not keep the rest of a device from starting.
-func (s *Store) LoadDevice(device string) (*DeviceState, error) {
+func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
+	defer s.recovered(fmt.Sprintf("loading device %q", device), &err)
 	ds := &DeviceState{Streams: map[string]watermark.GeneratorState{}, WindowDefs: map[string][]byte{}}
 	keys := map[[2]string]*KeyState{}
 	keyState := func(window, key string) *KeyState {
@@ -49,7 +50,7 @@ func (s *Store) LoadDevice(device string) (*DeviceState, error) {
 		}
 		return k
 	}
-	err := s.db.View(func(txn *badger.Txn) error {
+	err = s.db.View(func(txn *badger.Txn) error {
 		return s.scanDevice(txn, device, func(tag byte, r *keyReader, v []byte) error {
 			switch tag {
 			case tagDef:
@@ -137,9 +138,10 @@ func (s *Store) scanDevice(txn *badger.Txn, device string, f func(tag byte, r *k
 }
 
 // Devices lists every device with state, sorted.
-func (s *Store) Devices() ([]string, error) {
+func (s *Store) Devices() (_ []string, err error) {
+	defer s.recovered("listing devices", &err)
 	seen := map[string]bool{}
-	err := s.db.View(func(txn *badger.Txn) error {
+	err = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
 		for _, tag := range deviceTags {
@@ -172,10 +174,11 @@ func (s *Store) Devices() ([]string, error) {
 
 // DeleteDevice removes everything stored under a device (not its outbox queues,
 // which are named by the caller). No actor of the device may commit meanwhile.
-func (s *Store) DeleteDevice(device string) error {
+func (s *Store) DeleteDevice(device string) (err error) {
+	defer s.recovered(fmt.Sprintf("deleting device %q", device), &err)
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
-	err := s.db.View(func(txn *badger.Txn) error {
+	err = s.db.View(func(txn *badger.Txn) error {
 		for _, tag := range deviceTags {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: devicePrefix(tag, device)})
 			for it.Rewind(); it.Valid(); it.Next() {

@@ -7,6 +7,11 @@
 // Batch; the committer writes one Batch per flush in one transaction, split only at
 // unit boundaries when Badger says it is too big, so each actor's flush stays atomic.
 //
+// Open refuses a directory Badger would silently open as empty or older (a lost or
+// truncated MANIFEST, a damaged table or write-ahead log, a store holding fewer
+// commits than the edged-state marker beside it recorded), before Badger changes
+// anything in it; see check.go, marker.go and wal.go.
+//
 // persist may import watermark/, badger and the standard library. No Badger type
 // leaves this package: callers see bytes, watermark types and the types declared here.
 package persist

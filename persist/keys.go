@@ -16,7 +16,12 @@ const (
 	tagMark    byte = 'm' // m/<device>/<window>/<key>/<id>: dedup mark
 	tagOutbox  byte = 'o' // o/<queue>/<seq>: outbox entry
 	tagCounter byte = 'q' // q/<queue>: last sequence number allocated
+	tagCommit  byte = 'c' // c: commits made to the store (see MarkerName)
 )
+
+// commitKey holds the number of transactions committed to the store (a counter
+// value, see appendCounter), written by every commit.
+var commitKey = []byte{tagCommit}
 
 // deviceTags are the tags whose keys belong to a device.
 var deviceTags = []byte{tagDef, tagWindow, tagValve, tagStream, tagMark}
@@ -152,6 +157,9 @@ func (r *keyReader) done() error {
 func describeKey(k []byte) string {
 	if len(k) == 0 {
 		return "empty key"
+	}
+	if string(k) == string(commitKey) {
+		return "c (commit count)"
 	}
 	r := keyReader{b: k[1:]}
 	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1}[k[0]]

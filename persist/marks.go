@@ -9,8 +9,9 @@ import (
 
 // HasMark reports whether message id was applied to (window, key) within the last
 // DedupTTL.
-func (s *Store) HasMark(device, window, key string, id uint64) (bool, error) {
-	err := s.db.View(func(txn *badger.Txn) error {
+func (s *Store) HasMark(device, window, key string, id uint64) (_ bool, err error) {
+	defer s.recovered("reading a dedup mark", &err)
+	err = s.db.View(func(txn *badger.Txn) error {
 		_, err := txn.Get(markKey(nil, device, window, key, id))
 		return err
 	})

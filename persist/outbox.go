@@ -181,12 +181,13 @@ func (s *Store) Stats(queue string) QueueStats {
 }
 
 // Peek returns up to max entries with seq > after, oldest first.
-func (s *Store) Peek(queue string, after uint64, max int) ([]Entry, error) {
+func (s *Store) Peek(queue string, after uint64, max int) (_ []Entry, err error) {
+	defer s.recovered("reading an outbox", &err)
 	if after == math.MaxUint64 || max <= 0 {
 		return nil, nil
 	}
 	var out []Entry
-	err := s.db.View(func(txn *badger.Txn) error {
+	err = s.db.View(func(txn *badger.Txn) error {
 		prefix := outboxPrefix(queue)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: min(max, 100)})
 		defer it.Close()
@@ -211,7 +212,8 @@ const dropChunk = 1000
 
 // DropOldest deletes up to n of a queue's oldest entries (the drop_oldest policy of
 // a full outbox) and says how many it deleted.
-func (s *Store) DropOldest(queue string, n int) (int, error) {
+func (s *Store) DropOldest(queue string, n int) (_ int, err error) {
+	defer s.recovered("dropping from an outbox", &err)
 	s.queueMu.Lock()
 	defer s.queueMu.Unlock()
 	dropped := 0

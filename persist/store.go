@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,17 @@ type Store struct {
 	where string // the directory, or "memory", for error messages
 	ttl   time.Duration
 	log   *slog.Logger
+	lock  *dirLock // nil in memory
 	disk  diskReserve
+
+	// commitMu makes the commit count and the order of commits the same: each
+	// transaction writes the count it brings the store to, so the newest version
+	// of commitKey is the highest count, which Open compares with the marker.
+	commitMu   sync.Mutex
+	commits    uint64
+	marker     *markerFile // nil when read-only or in memory
+	boot       string      // bootID() at open, for marker records
+	markerErrs int         // marker writes failed in a row, to log the first only
 
 	// queueMu serializes every change to the outbox (commits with enqueues or
 	// dequeues, DropOldest) so sequence numbers land in order and stats stay exact.
@@ -30,31 +41,70 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the state database described by o. A directory
-// locked by another process fails with an error wrapping ErrLocked.
+// locked by another process fails with an error wrapping ErrLocked; a damaged
+// directory, or one holding less than edged committed to it, with one wrapping
+// ErrDamaged, before anything in it is changed.
 func Open(o Options) (*Store, error) {
 	o = o.withDefaults()
-	where := o.Dir
 	if o.Durability == Memory {
-		where = "memory"
-	} else if o.Dir == "" {
+		return openBadger(o, "memory", nil, diskReserve{})
+	}
+	if o.Dir == "" {
 		return nil, errors.New("opening state: no directory given")
 	}
-	var disk diskReserve
-	if o.Durability != Memory {
-		disk = diskReserve{dir: o.Dir, min: o.MinFreeDisk}
+	disk := diskReserve{dir: o.Dir, min: o.MinFreeDisk}
+	if !o.ReadOnly {
+		// Opening writes (a new memtable's log, the manifest): not on a full disk.
+		if err := disk.check(); err != nil {
+			return nil, fmt.Errorf("opening state in %s: %w; free some space and start again", o.Dir, err)
+		}
+		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("opening state in %s: %w", o.Dir, err)
+		}
+	} else if _, err := os.Stat(o.Dir); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("cannot read the state in %s: %w", o.Dir, ErrNoState)
 	}
-	// Opening writes (a new memtable's log, the manifest): not on a full disk.
-	if err := disk.check(); err != nil {
-		return nil, fmt.Errorf("opening state in %s: %w; free some space and start again", where, err)
+	lock, err := lockDir(o.Dir, o.ReadOnly)
+	if err != nil {
+		return nil, err
 	}
+	pre, err := checkBeforeOpen(o)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s, err := openBadger(o, o.Dir, lock, disk)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	if err := s.afterOpen(pre, o); err != nil {
+		s.db.Close()
+		lock.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openBadger opens Badger and loads the outbox counters. Badger panics on some
+// damage (a table it cannot index); that becomes an error naming the directory.
+func openBadger(o Options, where string, lock *dirLock, disk diskReserve) (s *Store, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, refuse(where, "Badger panicked opening it: %v", firstLine(r))
+		}
+	}()
 	db, err := badger.Open(o.badgerOptions())
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 			return nil, fmt.Errorf("opening state in %s: the directory is locked: %w", where, ErrLocked)
 		}
+		if o.ReadOnly && errors.Is(err, badger.ErrTruncateNeeded) {
+			return nil, fmt.Errorf("cannot read the state in %s: %w", where, ErrNotClosed)
+		}
 		return nil, fmt.Errorf("opening state in %s: %w", where, err)
 	}
-	s := &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, disk: disk, queues: map[string]*queueState{}}
+	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{}}
 	if err := s.loadQueues(); err != nil {
 		db.Close()
 		return nil, err
@@ -62,18 +112,83 @@ func Open(o Options) (*Store, error) {
 	return s, nil
 }
 
-// Close flushes and closes the database. On a disk below the reserve it leaves the
-// database as a crash would: closing writes the memtable out as a new table, which
-// may not fit, and the next Open replays the memtable's log instead.
+// afterOpen compares the commit count Badger kept with the marker and, for a
+// writable store, marks it open: until Close marks it clean, the next Open knows
+// the store may hold commits its WAL has not replayed yet.
+func (s *Store) afterOpen(pre preOpen, o Options) error {
+	n, err := s.readCommits()
+	if err != nil {
+		return err
+	}
+	if err := pre.checkSeq(s.where, n, o); err != nil {
+		return err
+	}
+	s.commits, s.boot = n, bootID()
+	if o.ReadOnly {
+		return nil
+	}
+	s.marker, err = openMarker(o.Dir, pre.gen, o.Durability == Power)
+	if err != nil {
+		return err
+	}
+	if err := s.marker.write(marker{Seq: n, Boot: s.boot}, true); err != nil {
+		s.marker.close()
+		return err
+	}
+	return nil
+}
+
+func (s *Store) readCommits() (_ uint64, err error) {
+	defer s.recovered("reading the commit count", &err)
+	var n uint64
+	err = s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(commitKey)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) (err error) {
+			n, err = decodeCounter(v)
+			return err
+		})
+	})
+	if err != nil {
+		return 0, refuse(s.where, "its commit count does not read back: %v", err)
+	}
+	return n, nil
+}
+
+// Close flushes and closes the database, then marks it closed cleanly. On a disk
+// below the reserve it leaves the database as a crash would, marker included:
+// closing writes the memtable out as a new table, which may not fit, and the next
+// Open replays the memtable's log instead.
 func (s *Store) Close() error {
+	defer s.lock.release()
 	if err := s.disk.check(); errors.Is(err, ErrDiskLow) {
 		s.log.Warn("leaving the state unflushed; the next start replays its log", "dir", s.where, "err", err)
+		if s.marker != nil {
+			s.marker.close()
+		}
 		return nil
 	}
 	if err := s.db.Close(); err != nil {
+		if s.marker != nil {
+			s.marker.close()
+		}
 		return fmt.Errorf("closing state in %s: %w", s.where, err)
 	}
-	return nil
+	if s.marker == nil {
+		return nil
+	}
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	err := s.marker.write(marker{Seq: s.commits, Clean: true, Boot: s.boot}, true)
+	if cerr := s.marker.close(); err == nil && cerr != nil {
+		err = fmt.Errorf("closing %s in %s: %w", MarkerName, s.where, cerr)
+	}
+	return err
 }
 
 // RunGC runs one pass of value-log garbage collection. Only values larger than the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 
@@ -123,5 +124,22 @@ func TestInspectRefusesADirectoryEdgedHolds(t *testing.T) {
 		if !strings.Contains(stderr.String(), w) {
 			t.Errorf("error lacks %q: %s", w, stderr.String())
 		}
+	}
+}
+
+func TestInspectOfADirectoryWithoutStateCreatesNothing(t *testing.T) {
+	parent := t.TempDir()
+	for _, dir := range []string{parent + "/typo", parent} {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch([]string{"inspect", "--data", dir}, &stdout, &stderr); code == 0 {
+			t.Errorf("inspect --data %s exited 0:\n%s", dir, stdout.String())
+		}
+		if !strings.Contains(stderr.String(), "holds no edged state") {
+			t.Errorf("inspect --data %s: stderr lacks the reason:\n%s", dir, stderr.String())
+		}
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("inspect left %d entries in %s (%v)", len(entries), parent, err)
 	}
 }

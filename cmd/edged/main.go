@@ -9,18 +9,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/edged/edged/persist"
 )
 
 const usage = `edged - event-time windows over MQTT sensor feeds, for edge gateways
 
 Usage:
-  edged run      --config FILE [--data DIR]            run the daemon
+  edged run      --config FILE [--data DIR] [--reset-state]
+                                                       run the daemon (--reset-state: start empty on refused state)
   edged demo                                           run the self-contained demo (embedded broker + simulator)
   edged validate --config FILE                         check a config and every device file; print all errors
   edged replay   --config FILE --input FILE.jsonl      deterministic replay of recorded traffic
   edged record   --config FILE --output FILE.jsonl     record live traffic in the replay format
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
-  edged inspect  --data DIR [--device D] [--key K]     show persisted state
+  edged inspect  --data DIR [--device D] [--key K]     show persisted state (read-only)
   edged version                                        print the version, commit and Go version
 
 Run 'edged help <command>' for the flags of a command.
@@ -31,6 +34,10 @@ Run 'edged help <command>' for the flags of a command.
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// exitRefused is the exit code of a command that refused damaged state
+// (persist.ErrDamaged): restarting cannot help, so the systemd unit does not.
+const exitRefused = 3
 
 // usageError is a command line that cannot mean anything: exit 2, as for a bad flag.
 type usageError struct{ msg string }
@@ -92,6 +99,9 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "edged %s: %v\nRun 'edged help %s' for its flags.\n", args[0], err, args[0])
 		return 2
+	case errors.Is(err, persist.ErrDamaged):
+		fmt.Fprintf(stderr, "edged %s: %v\n", args[0], err)
+		return exitRefused
 	}
 	fmt.Fprintf(stderr, "edged %s: %v\n", args[0], err)
 	return 1

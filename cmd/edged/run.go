@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
 )
 
 // shutdownTimeout bounds a graceful stop: commit, publish, close.
@@ -19,6 +24,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stdout, stderr)
 	path := fs.String("config", "", "daemon config file (YAML)")
 	data := fs.String("data", "", "state directory (overrides data_dir)")
+	reset := fs.Bool("reset-state", false, "if the state in data_dir is refused as damaged, move it aside into data_dir/"+
+		persist.DiscardPrefix+"<time> and start empty")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,14 +36,19 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if *data != "" {
 		cfg.DataDir = *data
 	}
-	return serve(cfg, *path, stderr)
+	return serve(cfg, *path, *reset, stderr)
 }
 
 // serve runs the daemon until SIGINT or SIGTERM. SIGHUP re-validates the config file:
 // the daemon keeps running on its current config either way and says whether the file
 // on disk is good to restart with.
-func serve(cfg *configs.Daemon, path string, stderr io.Writer) error {
+func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error {
 	log := newLogger(cfg.Log, stderr)
+	if reset {
+		if err := resetState(cfg, log); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	d, err := actors.Start(ctx, cfg, log)
@@ -44,6 +56,11 @@ func serve(cfg *configs.Daemon, path string, stderr io.Writer) error {
 		// Stopped while still waiting for the broker: nothing was taken, nothing is lost.
 		log.Info("stopped before edged was running", "reason", err)
 		return nil
+	}
+	if errors.Is(err, persist.ErrDamaged) {
+		return fmt.Errorf("%w\nTo recover, restore %s from a backup, or run edged once with --reset-state: "+
+			"it moves the damaged state into %s and starts empty, without the windows, watermarks and outboxes it held",
+			err, cfg.DataDir, filepath.Join(cfg.DataDir, persist.DiscardPrefix+"<time>"))
 	}
 	if err != nil {
 		return err
@@ -71,4 +88,28 @@ func serve(cfg *configs.Daemon, path string, stderr io.Writer) error {
 			}
 		}
 	}
+}
+
+// resetState moves the state in data_dir aside when Open refuses it as damaged, so
+// edged starts empty. Sound state is kept: a --reset-state left in a service file
+// must not wipe a healthy gateway at its next restart.
+func resetState(cfg *configs.Daemon, log *slog.Logger) error {
+	dur, err := persist.ParseDurability(cfg.Durability)
+	if err != nil || dur == persist.Memory {
+		return err
+	}
+	store, err := persist.Open(persist.Options{Dir: cfg.DataDir, Durability: dur, Logger: log})
+	if err == nil {
+		log.Info("--reset-state: the state is sound; keeping it", "data_dir", cfg.DataDir)
+		return store.Close()
+	}
+	if !errors.Is(err, persist.ErrDamaged) {
+		return err
+	}
+	to, derr := persist.Discard(cfg.DataDir, time.Now())
+	if derr != nil {
+		return fmt.Errorf("%w; moving it aside failed: %w", err, derr)
+	}
+	log.Warn("--reset-state: moved the damaged state aside; starting empty", "data_dir", cfg.DataDir, "moved_to", to, "reason", err)
+	return nil
 }

@@ -46,6 +46,8 @@ type crashEdged struct {
 	done     chan struct{}
 	httpAddr string
 	runs     int
+	// resetNext makes the next start pass --reset-state.
+	resetNext bool
 }
 
 // crashUp writes a config for the broker at url with a topic prefix no other
@@ -77,7 +79,11 @@ func (e *crashEdged) start() {
 	e.runs++
 	fmt.Fprintf(e.logs, "---- run %d ----\n", e.runs)
 	from := e.logs.len()
-	e.cmd = exec.Command(e.bin, "run", "--config", e.config)
+	args := []string{"run", "--config", e.config}
+	if e.resetNext {
+		args, e.resetNext = append(args, "--reset-state"), false
+	}
+	e.cmd = exec.Command(e.bin, args...)
 	e.cmd.Stdout, e.cmd.Stderr = e.logs, e.logs
 	if err := e.cmd.Start(); err != nil {
 		e.t.Fatalf("starting edged: %v", err)

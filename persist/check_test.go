@@ -1,0 +1,201 @@
+package persist
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// commitN commits n window definitions.
+func commitN(t testing.TB, s *Store, n int) {
+	t.Helper()
+	for i := range n {
+		b := s.NewBatch()
+		b.PutWindowDef("dev", fmt.Sprintf("w%d", i), []byte("def"))
+		if err := s.Commit(b); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+	}
+}
+
+// copyDir copies the files of src into a new directory, as a crash leaves them when
+// src is open (Badger's files are mmapped, so reads see what it wrote).
+func copyDir(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func names(t testing.TB, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return strings.Join(out, " ")
+}
+
+func wantDamaged(t testing.TB, dir string, o Options, want string) {
+	t.Helper()
+	before := names(t, dir)
+	o.Dir = dir
+	s, err := Open(o)
+	if err == nil {
+		s.Close()
+		t.Fatalf("Open succeeded; want it refused for %q", want)
+	}
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v\nwant ErrDamaged naming %s and %q", err, dir, want)
+	}
+	if after := names(t, dir); after != before {
+		t.Errorf("refused Open changed the directory:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func TestReopeningAfterACleanCloseKeepsTheCommitCount(t *testing.T) {
+	s := openStore(t, Options{})
+	commitN(t, s, 5)
+	s = reopen(t, s, Options{})
+	if s.commits != 5 {
+		t.Errorf("commits after reopen = %d, want 5", s.commits)
+	}
+	m, _, ok, err := readMarker(s.where)
+	if err != nil || !ok || m.Seq != 5 || m.Clean {
+		t.Errorf("marker of an open store = %+v, %v, %v; want seq 5, not clean", m, ok, err)
+	}
+}
+
+func TestAMissingManifestIsRefused(t *testing.T) {
+	s := openStore(t, Options{memTableSize: 1 << 20})
+	commitN(t, s, 2000)
+	dir := s.where
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "MANIFEST")); err != nil {
+		t.Fatal(err)
+	}
+	wantDamaged(t, dir, Options{}, "MANIFEST is missing")
+	wantDamaged(t, dir, Options{ReadOnly: true}, "MANIFEST is missing")
+}
+
+func TestAStoreThatWentBackwardsIsRefused(t *testing.T) {
+	s := openStore(t, Options{})
+	commitN(t, s, 3)
+	s = reopen(t, s, Options{})
+	old := copyDir(t, s.where)
+	commitN(t, s, 3)
+	dir := s.where
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The older copy of the store with today's marker: a restored snapshot that
+	// lost the last commits.
+	data, err := os.ReadFile(filepath.Join(dir, MarkerName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, MarkerName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantDamaged(t, old, Options{}, "went backwards: it holds 3 commits, but 6")
+}
+
+func TestAWriteAheadLogDamagedInTheMiddleIsRefused(t *testing.T) {
+	s := openStore(t, Options{})
+	commitN(t, s, 200)
+	crashed := copyDir(t, s.where) // as kill -9 leaves it
+	wal := ""
+	for _, n := range strings.Fields(names(t, crashed)) {
+		if strings.HasSuffix(n, ".mem") {
+			wal = filepath.Join(crashed, n)
+		}
+	}
+	data, err := os.ReadFile(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scanWAL(data, commitKey)
+	if sc.seq != 200 || sc.dataAfter {
+		t.Fatalf("scan of an intact log: seq %d, data after %v; want 200, false", sc.seq, sc.dataAfter)
+	}
+	intact := copyDir(t, crashed)
+	mid := sc.kept / 2
+	for i := mid; i < mid+8; i++ {
+		data[i] ^= 0xff
+	}
+	if err := os.WriteFile(wal, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantDamaged(t, crashed, Options{}, "write-ahead log")
+
+	// The same log as a crash leaves it opens, with every commit.
+	r, err := Open(Options{Dir: intact})
+	if err != nil {
+		t.Fatalf("opening a crashed store: %v", err)
+	}
+	defer r.Close()
+	if r.commits != 200 {
+		t.Errorf("commits after the crash = %d, want 200", r.commits)
+	}
+}
+
+func TestReadOnlyOpenOfADirectoryWithoutStateCreatesNothing(t *testing.T) {
+	parent := t.TempDir()
+	for _, dir := range []string{filepath.Join(parent, "typo"), parent} {
+		s, err := Open(Options{Dir: dir, ReadOnly: true})
+		if err == nil {
+			s.Close()
+			t.Fatalf("read-only Open of %s succeeded", dir)
+		}
+		if !errors.Is(err, ErrNoState) {
+			t.Errorf("error = %v, want ErrNoState", err)
+		}
+	}
+	if got := names(t, parent); got != "" {
+		t.Errorf("read-only Open created %q", got)
+	}
+}
+
+func TestReadOnlyOpenOfAStoreLeftOpenSaysSo(t *testing.T) {
+	s := openStore(t, Options{})
+	commitN(t, s, 1)
+	_, err := Open(Options{Dir: copyDir(t, s.where), ReadOnly: true})
+	if !errors.Is(err, ErrNotClosed) {
+		t.Errorf("error = %v, want ErrNotClosed", err)
+	}
+}
+
+func TestABadgerPanicInAStoreCallBecomesAnErrorNamingTheDirectory(t *testing.T) {
+	s := openStore(t, Options{})
+	err := func() (err error) {
+		defer s.recovered("loading device \"dev\"", &err)
+		panic("runtime error: slice bounds out of range [:4102] with capacity 4096\n== Recovered ==")
+	}()
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), s.where) || strings.Contains(err.Error(), "Recovered") {
+		t.Errorf("error = %v; want ErrDamaged naming %s with the panic's first line", err, s.where)
+	}
+}
