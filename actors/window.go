@@ -110,10 +110,12 @@ func (w *window) onRecord(r *RecordDecoded) {
 		w.remember(r.ID)
 	}
 	u.acks = append(u.acks, r.ack)
+	w.maybeCloseUnit()
 }
 
 func (w *window) onWatermark(m *WatermarkEmitted) {
 	w.observe(m.Stream, m.Status, m.At)
+	w.maybeCloseUnit()
 }
 
 // observe feeds a stream's status to the valve and advances the operator when the
@@ -145,7 +147,7 @@ func (w *window) late(r *RecordDecoded) *unit {
 		return nil
 	case strings.HasPrefix(dest, "topic:"):
 		u := w.pending.spillUnit()
-		u.outbox = append(u.outbox, outboxPut{
+		u.addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: appendLate(nil, w.lateRecord(r, &l))},
 		})
@@ -157,7 +159,7 @@ func (w *window) late(r *RecordDecoded) *unit {
 		return nil
 	default:
 		u := w.pending.spillUnit()
-		u.outbox = append(u.outbox, outboxPut{
+		u.addOutbox(outboxPut{
 			queue: upstreamQueue(w.device),
 			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: appendLate(nil, w.lateRecord(r, &l))},
 		})
@@ -185,12 +187,12 @@ func (w *window) drain(now int64) {
 			w.firings.Inc()
 		}
 		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)
-		w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
+		w.pending.main.addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
+			w.pending.main.addOutbox(outboxPut{
 				queue: upstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})
