@@ -13,6 +13,17 @@ type Publisher interface {
 // retryEvery is how often (ms of processing time) the sink retries refused publishes.
 const retryEvery = 1000
 
+// maxSinkInflight bounds the publishes awaiting the broker's answer. The MQTT client
+// has 65,535 packet ids; a burst of results or late records past that failed with "no
+// message IDs available" and was retried over and over.
+const maxSinkInflight = 1000
+
+// queuedPublish is a committed entry waiting for room among the in-flight publishes.
+type queuedPublish struct {
+	replyTo *actor.PID
+	entry   outboxEntry
+}
+
 // sink publishes committed results from the result outboxes and reports each one
 // delivered, so its outbox entry is deleted and a restart does not publish it again.
 type sink struct {
@@ -21,7 +32,8 @@ type sink struct {
 	failed    []publishDone // refused publishes, retried in order
 	nextRetry int64
 	inflight  int             // publishes awaiting the broker's answer
-	drains    []chan struct{} // closed when inflight reaches zero (shutdown)
+	queued    []queuedPublish // waiting for inflight to drop below maxSinkInflight
+	drains    []chan struct{} // closed when nothing is in flight or queued (shutdown)
 }
 
 func newSink(e *env, pub Publisher) *sink { return &sink{env: e, pub: pub} }
@@ -38,6 +50,7 @@ func (s *sink) Receive(ctx actor.Context) {
 	case *publishDone:
 		s.inflight--
 		defer s.maybeDrained() // after Published is on its way to the committer
+		defer s.publishQueued(ctx)
 		if m.err != nil {
 			s.env.metrics.PublishErrors.Inc()
 			if len(s.failed) == 0 {
@@ -61,8 +74,21 @@ func (s *sink) Receive(ctx actor.Context) {
 	}
 }
 
+// publishQueued publishes waiting entries while there is room.
+func (s *sink) publishQueued(ctx actor.Context) {
+	n := 0
+	for n < len(s.queued) && s.inflight < maxSinkInflight {
+		s.publish(ctx, s.queued[n].replyTo, s.queued[n].entry)
+		n++
+	}
+	s.queued = s.queued[n:]
+	if len(s.queued) == 0 {
+		s.queued = nil // let the backing array go
+	}
+}
+
 func (s *sink) maybeDrained() {
-	if s.inflight > 0 {
+	if s.inflight > 0 || len(s.queued) > 0 {
 		return
 	}
 	for _, d := range s.drains {
@@ -72,6 +98,10 @@ func (s *sink) maybeDrained() {
 }
 
 func (s *sink) publish(ctx actor.Context, replyTo *actor.PID, e outboxEntry) {
+	if s.inflight >= maxSinkInflight {
+		s.queued = append(s.queued, queuedPublish{replyTo: replyTo, entry: e})
+		return
+	}
 	s.inflight++
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	s.pub.Publish(e.Topic, e.QoS, e.Payload, func(err error) {

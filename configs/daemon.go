@@ -35,6 +35,9 @@ type HTTP struct {
 type Limits struct {
 	MaxInflight int // messages per device inside the pipeline before intake stops reading
 	MaxPayload  int // bytes; bigger payloads are rejected at intake
+	// MaxKeysPerWindow bounds the keys (window actors) of one window definition;
+	// readings of further keys go to the late output with reason key_limit.
+	MaxKeysPerWindow int
 }
 
 // Broker is the local MQTT broker the sensors publish to.

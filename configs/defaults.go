@@ -21,6 +21,7 @@ import (
 //	http.listen              127.0.0.1:9464; "" disables the endpoint
 //	limits.max_inflight      10000 messages per device
 //	limits.max_payload       64KiB
+//	limits.max_keys_per_window 10000 keys per window definition
 //	broker.url               tcp://127.0.0.1:1883
 //	broker.listen            127.0.0.1:1883, only with url: embedded
 //	broker.client_id         edged-<hostname>
@@ -53,37 +54,38 @@ import (
 //	late                     upstream
 //	upstream_results         false
 const (
-	DefaultDataDir         = "data"
-	DefaultDurability      = "process"
-	DefaultCommitInterval  = 100 * time.Millisecond
-	DefaultDedupTTL        = time.Hour
-	DefaultDevicesDir      = "devices"
-	DefaultLogFormat       = "text"
-	DefaultLogLevel        = "info"
-	DefaultHTTPListen      = "127.0.0.1:9464"
-	DefaultMaxInflight     = 10000
-	DefaultMaxPayload      = 64 << 10
-	DefaultBrokerURL       = "tcp://127.0.0.1:1883"
-	DefaultEmbeddedListen  = "127.0.0.1:1883"
-	DefaultKeepAlive       = 30 * time.Second
-	DefaultBatchRecords    = 100
-	DefaultBatchDelay      = time.Second
-	DefaultMaxRate         = 500
-	DefaultOutboxBytes     = 64 << 20
-	DefaultWhenFull        = "drop_oldest"
-	DefaultFormat          = "json"
-	DefaultQoS             = 1
-	DefaultStrategy        = "bounded"
-	DefaultWatermarkField  = "watermark"
-	DefaultInterval        = 200 * time.Millisecond
-	DefaultIdleTimeout     = 30 * time.Second
-	DefaultIdleMode        = "advance"
-	DefaultMaxFutureSkew   = time.Hour
-	DefaultOutputTopic     = "edged/{device}/{window}/{key}"
-	DefaultLate            = LateUpstream
-	defaultClientIDPrefix  = "edged-"
-	defaultUpstreamSuffix  = "-upstream"
-	defaultTopicPrefixRoot = "edged/"
+	DefaultDataDir          = "data"
+	DefaultDurability       = "process"
+	DefaultCommitInterval   = 100 * time.Millisecond
+	DefaultDedupTTL         = time.Hour
+	DefaultDevicesDir       = "devices"
+	DefaultLogFormat        = "text"
+	DefaultLogLevel         = "info"
+	DefaultHTTPListen       = "127.0.0.1:9464"
+	DefaultMaxInflight      = 10000
+	DefaultMaxPayload       = 64 << 10
+	DefaultMaxKeysPerWindow = 10000
+	DefaultBrokerURL        = "tcp://127.0.0.1:1883"
+	DefaultEmbeddedListen   = "127.0.0.1:1883"
+	DefaultKeepAlive        = 30 * time.Second
+	DefaultBatchRecords     = 100
+	DefaultBatchDelay       = time.Second
+	DefaultMaxRate          = 500
+	DefaultOutboxBytes      = 64 << 20
+	DefaultWhenFull         = "drop_oldest"
+	DefaultFormat           = "json"
+	DefaultQoS              = 1
+	DefaultStrategy         = "bounded"
+	DefaultWatermarkField   = "watermark"
+	DefaultInterval         = 200 * time.Millisecond
+	DefaultIdleTimeout      = 30 * time.Second
+	DefaultIdleMode         = "advance"
+	DefaultMaxFutureSkew    = time.Hour
+	DefaultOutputTopic      = "edged/{device}/{window}/{key}"
+	DefaultLate             = LateUpstream
+	defaultClientIDPrefix   = "edged-"
+	defaultUpstreamSuffix   = "-upstream"
+	defaultTopicPrefixRoot  = "edged/"
 )
 
 // hostname names this gateway in default client ids and topic prefixes.
@@ -110,6 +112,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "http.listen", &d.HTTP.Listen, DefaultHTTPListen)
 	or(p, "limits.max_inflight", &d.Limits.MaxInflight, DefaultMaxInflight)
 	or(p, "limits.max_payload", &d.Limits.MaxPayload, DefaultMaxPayload)
+	or(p, "limits.max_keys_per_window", &d.Limits.MaxKeysPerWindow, DefaultMaxKeysPerWindow)
 
 	host := hostname()
 	or(p, "broker.url", &d.Broker.URL, DefaultBrokerURL)

@@ -22,6 +22,7 @@ func daemonSchema(c *Daemon) binder {
 		field{"limits", mapping(
 			field{"max_inflight", integer(&c.Limits.MaxInflight)},
 			field{"max_payload", sizeInt(&c.Limits.MaxPayload)},
+			field{"max_keys_per_window", integer(&c.Limits.MaxKeysPerWindow)},
 		)},
 		field{"broker", mapping(
 			field{"url", str(&c.Broker.URL)},

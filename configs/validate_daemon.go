@@ -34,6 +34,7 @@ func (d *Daemon) validate(errs *Errors) {
 	}
 	r.atLeast("limits.max_inflight", d.Limits.MaxInflight, 1)
 	r.atLeast("limits.max_payload", d.Limits.MaxPayload, 1)
+	r.atLeast("limits.max_keys_per_window", d.Limits.MaxKeysPerWindow, 1)
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)

@@ -27,10 +27,13 @@ import (
 // burstKeys is well above the ~7,000 changes that fit one transaction.
 const burstKeys = 20_000
 
+// burstLimits lets every key of the burst have its window actor.
+const burstLimits = "limits: {max_keys_per_window: 20001}"
+
 func TestBurstOf20000WindowsFiringAtOncePublishesEveryResult(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := burstConfig(t, mq.URL(), fmt.Sprintf("burst-%d", time.Now().UnixNano()), "")
+	s := burstConfig(t, mq.URL(), fmt.Sprintf("burst-%d", time.Now().UnixNano()), burstLimits)
 	coll := crashCollect(t, s)
 	e := crashStart(t, bin, s.config)
 	events := burstEvents()
@@ -46,7 +49,7 @@ func TestBurstOf20000WindowsFiringAtOncePublishesEveryResult(t *testing.T) {
 func TestBurstOf20000WindowsSurvivesAKillWhileResultsAreDelivered(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := burstConfig(t, mq.URL(), fmt.Sprintf("burstkill-%d", time.Now().UnixNano()), "")
+	s := burstConfig(t, mq.URL(), fmt.Sprintf("burstkill-%d", time.Now().UnixNano()), burstLimits)
 	coll := crashCollect(t, s)
 	e := crashStart(t, bin, s.config)
 	events := burstEvents()
