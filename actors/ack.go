@@ -7,10 +7,10 @@ import "sync/atomic"
 type ack struct {
 	pending  atomic.Int32
 	fn       func() // the broker acknowledgement; nil for QoS 0 and replay
-	inflight *atomic.Int64
+	inflight *inflight
 }
 
-func newAck(fn func(), inflight *atomic.Int64) *ack {
+func newAck(fn func(), inflight *inflight) *ack {
 	a := &ack{fn: fn, inflight: inflight}
 	a.pending.Store(1)
 	return a
@@ -28,6 +28,6 @@ func (a *ack) done() {
 		a.fn()
 	}
 	if a.inflight != nil {
-		a.inflight.Add(-1)
+		a.inflight.release()
 	}
 }

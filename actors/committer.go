@@ -15,15 +15,17 @@ type committer struct {
 	env    *env
 	device string
 
-	units   []*unit
-	waiting map[uint64]int // epoch -> Flushed replies still expected (negative: early replies)
-	closed  []uint64       // epochs whose size is known, oldest first
-	dones   []chan struct{}
-	failed  bool
+	units     []*unit                  // ready for the next commit
+	early     map[uint64][]*unit       // units of epochs still waiting for replies
+	waiting   map[uint64]int           // epoch -> Flushed replies still expected (negative: early replies)
+	closed    []uint64                 // epochs whose size is known, oldest first
+	epochDone map[uint64]chan struct{} // closed once the epoch is committed (shutdown)
+	dones     []chan struct{}          // of epochs in units
+	failed    bool
 
-	givenUp   uint64      // the newest epoch no longer waited for
+	settled   uint64      // the newest epoch committed or given up on
 	retry     *builtBatch // a batch whose commit failed
-	delivered *unit       // the unit in units collecting dequeues, if any
+	delivered *unit       // the last unit in units collecting dequeues, if any
 	held      []*ack      // committed, not yet acknowledged: intake is blocked
 }
 
@@ -32,22 +34,24 @@ type committer struct {
 const maxOpenEpochs = 8
 
 func newCommitter(e *env, device string) *committer {
-	return &committer{env: e, device: device, waiting: map[uint64]int{}}
+	return &committer{env: e, device: device, early: map[uint64][]*unit{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{}}
 }
 
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
-		if m.Epoch > c.givenUp {
-			c.waiting[m.Epoch] += m.Extra - 1
+		if m.Epoch <= c.settled {
+			c.units = append(c.units, m.Units...)
+			return
 		}
-		c.units = append(c.units, m.Units...)
+		c.waiting[m.Epoch] += m.Extra - 1
+		c.early[m.Epoch] = append(c.early[m.Epoch], m.Units...)
 		c.maybeCommit(ctx)
 	case *EpochClosed:
 		c.waiting[m.Epoch] += m.Expect
 		c.closed = append(c.closed, m.Epoch)
 		if m.done != nil {
-			c.dones = append(c.dones, m.done)
+			c.epochDone[m.Epoch] = m.done
 		}
 		// Replies to an epoch may still be on their way when the next one closes; an
 		// epoch that stays incomplete for many more lost a reply (an actor restarted
@@ -55,9 +59,7 @@ func (c *committer) Receive(ctx actor.Context) {
 		// arrives for it later is committed with the next epoch.
 		for len(c.closed) > maxOpenEpochs && c.waiting[c.closed[0]] > 0 {
 			c.env.log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
-			delete(c.waiting, c.closed[0])
-			c.givenUp = c.closed[0]
-			c.closed = c.closed[1:]
+			c.settle(1)
 		}
 		c.maybeCommit(ctx)
 	case *Published:
@@ -68,35 +70,48 @@ func (c *committer) Receive(ctx actor.Context) {
 }
 
 // dequeue notes outbox entries that were delivered; they are deleted with the next
-// commit, all in one unit.
+// commit, in units of at most maxUnitChanges. Deletes need no atomicity with each
+// other: a crash between two units only publishes the rest again, which revisions make
+// harmless.
 func (c *committer) dequeue(queue string, seqs []uint64) {
-	if len(seqs) == 0 {
-		return
-	}
-	if c.delivered == nil {
-		c.delivered = &unit{}
-		c.units = append(c.units, c.delivered)
-	}
 	for _, s := range seqs {
+		if c.delivered == nil || c.delivered.full(0, 0) {
+			c.delivered = &unit{}
+			c.units = append(c.units, c.delivered)
+		}
 		c.delivered.dequeue = append(c.delivered.dequeue, dequeuePut{queue: queue, seq: s})
 	}
 }
 
-// maybeCommit commits once every closed epoch has all its replies.
+// maybeCommit commits the oldest closed epochs that have all their replies. Each
+// epoch is a consistent cut (a stream's watermark with the records it let through), so
+// an epoch commits whole and after the ones before it; a later epoch still waiting for
+// replies does not hold back the complete ones, which under load would stall commits
+// for good.
 func (c *committer) maybeCommit(ctx actor.Context) {
-	if len(c.closed) == 0 {
-		return
+	n := 0
+	for n < len(c.closed) && c.waiting[c.closed[n]] <= 0 {
+		n++
 	}
-	for _, e := range c.closed {
-		if c.waiting[e] > 0 {
-			return
+	if n > 0 {
+		c.settle(n)
+		c.commit(ctx)
+	}
+}
+
+// settle moves the units of the n oldest closed epochs to the next commit.
+func (c *committer) settle(n int) {
+	for _, e := range c.closed[:n] {
+		c.units = append(c.units, c.early[e]...)
+		if d := c.epochDone[e]; d != nil {
+			c.dones = append(c.dones, d)
 		}
-	}
-	for _, e := range c.closed {
+		delete(c.early, e)
 		delete(c.waiting, e)
+		delete(c.epochDone, e)
+		c.settled = e
 	}
-	c.closed = c.closed[:0]
-	c.commit(ctx)
+	c.closed = c.closed[n:]
 }
 
 // commit writes the units gathered so far in one batch, then acknowledges and hands

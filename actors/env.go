@@ -25,6 +25,7 @@ type env struct {
 	intakeBlocked func() bool
 
 	commitEvery    int64          // ms of processing time between group commits
+	maxKeys        int            // keys per window definition (limits.max_keys_per_window); 0: no limit
 	commitFailures commitFailures // devices whose last commit failed: health reports why
 }
 

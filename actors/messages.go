@@ -50,7 +50,8 @@ type routeRecord struct {
 
 // keyBound gives a source the address of a window actor it feeds. The source sends
 // directly only once the answer to its last routed record arrived: records still
-// queued at the pipeline would otherwise be overtaken.
+// queued at the pipeline would otherwise be overtaken. A nil pid says the key was
+// refused (limits.max_keys_per_window).
 type keyBound struct {
 	id  keyID
 	pid *actor.PID

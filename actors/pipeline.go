@@ -20,17 +20,20 @@ import (
 type pipeline struct {
 	env      *env
 	plan     *plan
-	inflight *atomic.Int64
+	inflight *inflight
 	direct   *sync.Map // topic -> *sourceHandle, the router's cache; cleared on restart
 	log      *slog.Logger
 
-	committer *actor.PID
-	sources   map[string]*sourceHandle // by concrete topic
-	order     []*sourceHandle          // spawn order: ticks and flushes go out deterministically
-	keys      map[keyID]*keyRef
-	fedBy     map[string][]*keyRef // stream -> window actors it fed, first-fed order
-	touched   []*keyRef            // window actors sent records through the pipeline since the last flush
-	epoch     uint64
+	committer  *actor.PID
+	sources    map[string]*sourceHandle // by concrete topic
+	order      []*sourceHandle          // spawn order: ticks and flushes go out deterministically
+	keys       map[keyID]*keyRef
+	fedBy      map[string][]*keyRef // stream -> window actors it fed, first-fed order
+	touched    []*keyRef            // window actors sent records through the pipeline since the last flush
+	keyCount   []int                // window actors per window definition
+	refused    pendingUnits         // readings of keys past the limit, on their way to the late output
+	refusedLog burstLog
+	epoch      uint64
 
 	nextFlush      int64
 	nextSourceTick int64
@@ -55,16 +58,19 @@ type keyID struct {
 	key string
 }
 
-func newPipeline(e *env, p *plan, inflight *atomic.Int64, direct *sync.Map) *pipeline {
+func newPipeline(e *env, p *plan, inflight *inflight, direct *sync.Map) *pipeline {
 	return &pipeline{
-		env:      e,
-		plan:     p,
-		inflight: inflight,
-		direct:   direct,
-		log:      e.log.With("device", p.device.ID),
-		sources:  map[string]*sourceHandle{},
-		keys:     map[keyID]*keyRef{},
-		fedBy:    map[string][]*keyRef{},
+		env:        e,
+		plan:       p,
+		inflight:   inflight,
+		direct:     direct,
+		log:        e.log.With("device", p.device.ID),
+		sources:    map[string]*sourceHandle{},
+		keys:       map[keyID]*keyRef{},
+		fedBy:      map[string][]*keyRef{},
+		keyCount:   make([]int, len(p.windows)),
+		refused:    pendingUnits{main: &unit{}},
+		refusedLog: burstLog{every: 10_000},
 	}
 }
 
@@ -178,6 +184,13 @@ func (p *pipeline) resendResults(ctx actor.Context) {
 func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 	id := keyID{m.win, m.rec.Key}
 	k := p.keys[id]
+	if k == nil && p.env.maxKeys > 0 && p.keyCount[m.win] >= p.env.maxKeys {
+		p.refuseKey(m)
+		if src := p.sources[m.rec.Stream]; src != nil {
+			ctx.Send(src.pid, &keyBound{id: id, seq: m.seq})
+		}
+		return
+	}
 	if k == nil {
 		k = p.spawnKey(ctx, id, nil)
 	}
@@ -255,6 +268,10 @@ func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 		k.touched = false
 		ctx.Send(k.pid, f)
 	}
+	if units := p.refused.take(); len(units) > 0 {
+		ctx.Send(p.committer, &Flushed{Epoch: p.epoch, Units: units})
+		n++
+	}
 	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: n + len(p.touched), done: done})
 	p.touched = p.touched[:0]
 }
@@ -304,6 +321,7 @@ func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeySt
 	pid := p.spawn(ctx, props, "win:"+wp.cfg.Name+":"+id.key)
 	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
 	p.keys[id] = k
+	p.keyCount[id.win]++
 	return k
 }
 

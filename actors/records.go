@@ -46,7 +46,7 @@ type lateRecord struct {
 	Device, Stream, Window, Key string
 	TS, Watermark, ReceivedAt   int64
 	Missed                      []windows.Window
-	Reason                      string // too_late | future | undecodable
+	Reason                      string // too_late | future | undecodable | key_limit
 	Error                       string // why an undecodable payload was rejected
 	Payload                     []byte
 }
@@ -109,6 +109,7 @@ const (
 	reasonTooLate     = "too_late"
 	reasonFuture      = "future"
 	reasonUndecodable = "undecodable"
+	reasonKeyLimit    = "key_limit" // a new key past limits.max_keys_per_window
 )
 
 // withID splices the delivery id into an encoded late or result record.

@@ -3,11 +3,14 @@ package actors
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
 )
 
 func replayConfig(t *testing.T) *configs.Daemon {
@@ -65,5 +68,37 @@ func TestAReplayKeptOpenContinuesWhereItStopped(t *testing.T) {
 	}
 	if len(want) != 12 {
 		t.Errorf("the whole replay gave %d results, want 6 windows x 2 keys", len(want))
+	}
+}
+
+func TestAReplayFiring20000WindowsAtOnceCommitsEveryDelivery(t *testing.T) {
+	// One flush fires every window and the replay's publisher confirms them all at
+	// once: the deliveries to commit are far more than one Badger transaction holds.
+	const keys = 20_000
+	var in strings.Builder
+	for i := range keys {
+		fmt.Fprintf(&in, `{"at":1000,"topic":"t/k%d","payload":{"ts":%d,"v":1}}`+"\n", i, 1_733_140_000_000+int64(i%1000))
+	}
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	stats, err := Replay(ReplayOptions{Config: replayConfig(t), Input: strings.NewReader(in.String()), Output: io.Discard,
+		DataDir: dir, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Results != keys {
+		t.Errorf("%d results, want %d", stats.Results, keys)
+	}
+	store, err := persist.Open(persist.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	left, err := store.Peek(resultsQueue("d"), 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("published results are still in the outbox: their deliveries were not committed\n%s", logs.String())
 	}
 }

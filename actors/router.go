@@ -27,7 +27,7 @@ type routedDevice struct {
 	plan        *plan
 	pid         *actor.PID // the pipeline
 	sources     *sync.Map  // topic -> *sourceHandle; the pipeline clears it when it restarts
-	inflight    *atomic.Int64
+	inflight    *inflight
 	maxInflight int64
 	overload    func()
 }
@@ -84,6 +84,9 @@ func (r *router) route(m *Inbound, ackFn func()) {
 		ackFn = shared.done
 	}
 	for i, d := range taken {
+		if m.QoS > 0 {
+			r.waitForRoom(d)
+		}
 		src, err := r.source(d, m.Topic)
 		if err != nil {
 			// Left unacknowledged: the broker redelivers it after a reconnect.
@@ -97,6 +100,32 @@ func (r *router) route(m *Inbound, ackFn func()) {
 		in.ack = newAck(ackFn, d.inflight)
 		d.inflight.Add(1)
 		r.root.Send(src, in)
+	}
+}
+
+// roomCheck is how often intake waiting for room re-checks whether edged is stopping.
+const roomCheck = 100 * time.Millisecond
+
+// waitForRoom holds a QoS 1 message while the device has limits.max_inflight messages
+// unacknowledged, until commits free room. edged never drops a QoS 1 message, and the
+// broker's own in-flight window is not a dependable bound (Mosquitto let 159k through
+// against max_inflight_messages 10000), so edged bounds it itself: waiting here holds
+// the MQTT client's reader, TCP flow control holds back the broker, and unread messages
+// stay with the broker. Acknowledgements go out on another goroutine, so the commits
+// that free room are not held up. A wait lasts about one commit interval, longer only
+// while commits fail (then intake is stalled anyway).
+func (r *router) waitForRoom(d *routedDevice) {
+	var check *time.Timer
+	for d.inflight.Load() >= d.maxInflight && !r.closing.Load() {
+		if check == nil {
+			check = time.NewTimer(roomCheck)
+			defer check.Stop()
+		}
+		select {
+		case <-d.inflight.freed:
+		case <-check.C:
+			check.Reset(roomCheck)
+		}
 	}
 }
 

@@ -17,6 +17,29 @@ type Publisher interface {
 // retryEvery is how often (ms of processing time) the sink retries refused publishes.
 const retryEvery = 1000
 
+// maxSinkInflight bounds the publishes awaiting the broker's answer. The MQTT client
+// has 65,535 packet ids; a burst of results or late records past that failed with "no
+// message IDs available" and was retried over and over.
+const maxSinkInflight = 1000
+
+// maxSinkQueued bounds the committed entries the sink keeps in memory waiting for
+// room. Past it, it leaves the rest in the outbox on disk and reads them back in
+// order as the queue drains: a flood of late records must not pile up in memory.
+const maxSinkQueued = 10_000
+
+// queuedPublish is a committed entry waiting for room among the in-flight publishes.
+type queuedPublish struct {
+	replyTo *actor.PID
+	entry   outboxEntry
+}
+
+// behind is an outbox whose newest entries the sink left on disk: every committed
+// entry after seq after is still to be read back.
+type behind struct {
+	replyTo *actor.PID
+	after   uint64
+}
+
 // sink publishes committed results from the result outboxes and reports each one
 // delivered, so its outbox entry is deleted and a restart does not publish it again.
 type sink struct {
@@ -25,7 +48,9 @@ type sink struct {
 	failed    []publishDone // refused publishes, retried in order
 	nextRetry int64
 	inflight  int             // publishes awaiting the broker's answer
-	drains    []chan struct{} // closed when inflight reaches zero (shutdown)
+	queued    []queuedPublish // waiting for inflight to drop below maxSinkInflight
+	behind    map[string]*behind
+	drains    []chan struct{} // closed when nothing is in flight or queued (shutdown)
 }
 
 func newSink(e *env, pub Publisher) *sink { return &sink{env: e, pub: pub} }
@@ -33,15 +58,14 @@ func newSink(e *env, pub Publisher) *sink { return &sink{env: e, pub: pub} }
 func (s *sink) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Enqueued:
-		for _, e := range m.Entries {
-			s.publish(ctx, m.ReplyTo, e)
-		}
+		s.onEnqueued(ctx, m)
 	case *DrainSink:
 		s.drains = append(s.drains, m.Done)
 		s.maybeDrained()
 	case *publishDone:
 		s.inflight--
 		defer s.maybeDrained() // after Published is on its way to the committer
+		defer s.publishQueued(ctx)
 		if errors.Is(m.err, mqtt.ErrInvalidTopic) {
 			// Sending it would cost the connection every device shares, and a retry
 			// cannot succeed: it is dropped from the outbox, counted and logged.
@@ -73,8 +97,69 @@ func (s *sink) Receive(ctx actor.Context) {
 	}
 }
 
+// onEnqueued publishes newly committed entries, or queues them, or, once the queue
+// is full, leaves them in the outbox to be read back later.
+func (s *sink) onEnqueued(ctx actor.Context, m *Enqueued) {
+	if b := s.behind[m.Queue]; b != nil {
+		return // they are on disk after b.after
+	}
+	for _, e := range m.Entries {
+		if len(s.queued) >= maxSinkQueued {
+			if s.behind == nil {
+				s.behind = map[string]*behind{}
+			}
+			s.behind[m.Queue] = &behind{replyTo: m.ReplyTo, after: e.Seq - 1}
+			return
+		}
+		s.publish(ctx, m.ReplyTo, e)
+	}
+}
+
+// publishQueued publishes waiting entries while there is room, reading back entries
+// left in an outbox once the queue is short.
+func (s *sink) publishQueued(ctx actor.Context) {
+	n := 0
+	for n < len(s.queued) && s.inflight < maxSinkInflight {
+		s.publish(ctx, s.queued[n].replyTo, s.queued[n].entry)
+		n++
+	}
+	s.queued = s.queued[n:]
+	if len(s.queued) == 0 {
+		s.queued = nil // let the backing array go
+	}
+	for queue, b := range s.behind {
+		if len(s.queued) >= maxSinkQueued/2 {
+			return
+		}
+		s.readBack(ctx, queue, b)
+	}
+}
+
+// readBack queues the next entries left in an outbox; when none are left the outbox
+// is caught up and new entries are taken as they are committed again.
+func (s *sink) readBack(ctx actor.Context, queue string, b *behind) {
+	const batch = 1000
+	entries, err := s.env.store.Peek(queue, b.after, batch)
+	if err != nil {
+		s.env.log.Error("reading back an outbox", "queue", queue, "err", err)
+		return
+	}
+	for _, e := range entries {
+		b.after = e.Seq
+		oe, err := decodeOutboxEntry(e.Seq, e.Payload)
+		if err != nil {
+			s.env.log.Error("skipping a malformed outbox entry", "queue", queue, "err", err)
+			continue
+		}
+		s.publish(ctx, b.replyTo, oe)
+	}
+	if len(entries) < batch {
+		delete(s.behind, queue)
+	}
+}
+
 func (s *sink) maybeDrained() {
-	if s.inflight > 0 {
+	if s.inflight > 0 || len(s.queued) > 0 || len(s.behind) > 0 {
 		return
 	}
 	for _, d := range s.drains {
@@ -84,6 +169,10 @@ func (s *sink) maybeDrained() {
 }
 
 func (s *sink) publish(ctx actor.Context, replyTo *actor.PID, e outboxEntry) {
+	if s.inflight >= maxSinkInflight {
+		s.queued = append(s.queued, queuedPublish{replyTo: replyTo, entry: e})
+		return
+	}
 	s.inflight++
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	s.pub.Publish(e.Topic, e.QoS, e.Payload, func(err error) {

@@ -172,7 +172,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 		return
 	}
 	u := s.pending.spillUnit()
-	u.outbox = append(u.outbox, outboxPut{
+	u.addOutbox(outboxPut{
 		queue: upstreamQueue(s.device),
 		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
 	})

@@ -48,6 +48,9 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 		return
 	}
 	delete(s.routed, m.id)
+	if m.pid == nil {
+		return // the key was refused (key limit): its next reading asks again
+	}
 	b := &boundKey{pid: m.pid}
 	s.bound[m.id] = b
 	s.fed = append(s.fed, b)

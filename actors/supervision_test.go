@@ -35,7 +35,9 @@ func newTestTopology(t *testing.T, deviceYAML string) (*topology, *capture, *byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &configs.Daemon{CommitInterval: 50_000_000, Limits: configs.Limits{MaxInflight: 1000}, Devices: []*configs.Device{dev}}
+	// MaxInflight is the default: QoS 1 intake past it waits for a commit, and these
+	// tests flush by hand, some after thousands of messages.
+	cfg := &configs.Daemon{CommitInterval: 50_000_000, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight}, Devices: []*configs.Device{dev}}
 	store, err := persist.Open(persist.Options{Durability: persist.Memory})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -43,6 +42,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	e := &env{
 		system: system, store: store, metrics: m, log: log, dispatch: dispatch,
 		commitEvery: max(cfg.CommitInterval.Milliseconds(), 1),
+		maxKeys:     cfg.Limits.MaxKeysPerWindow,
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
 	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))
@@ -57,7 +57,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		t.longTopic.log(log, at, "dropping a message whose topic is too long", "bytes", len(topic), "max", maxTopicBytes, "topic_start", topic[:64])
 	}}
 	for _, p := range plans {
-		inflight, direct := &atomic.Int64{}, &sync.Map{}
+		inflight, direct := newInflight(), &sync.Map{}
 		dev := p.device.ID
 		props := e.props(func() actor.Actor { return newPipeline(e, p, inflight, direct) },
 			actor.WithSupervisor(newSupervisor(log, dev)))

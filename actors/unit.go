@@ -19,6 +19,7 @@ type unit struct {
 	outbox  []outboxPut
 	dequeue []dequeuePut
 	acks    []*ack
+	bytes   int // values in outbox and puts, roughly
 
 	committed atomic.Bool // set by the committer once the unit is durable
 }
@@ -65,22 +66,48 @@ func (u *unit) empty() bool {
 		len(u.dequeue) == 0 && len(u.acks) == 0
 }
 
-// maxSpill bounds the late records in one unit: each carries its payload, and a unit
-// must fit in one Badger transaction however many records were late between flushes.
-const maxSpill = 256
+// A unit must commit in one Badger transaction, which holds at most 15% of a memtable:
+// about 6,500 entries or 600 KB with edged's 4 MB memtables. An actor therefore closes
+// its unit and starts another once it holds maxUnitChanges changes or maxUnitBytes of
+// values; each closed unit is atomic on its own (its state, the records applied to it,
+// their marks and results), and the committer acknowledges none of them before the last
+// is durable. A unit can exceed the bounds by one record's or one watermark's effect.
+const (
+	maxUnitChanges = 1000
+	maxUnitBytes   = 256 << 10
+)
+
+// changes counts the store entries the unit writes.
+func (u *unit) changes() int {
+	return len(u.puts) + len(u.deletes) + len(u.marks) + len(u.outbox) + len(u.dequeue)
+}
+
+// full reports whether the unit reached a bound, given extra changes and bytes its
+// actor has not written into it yet.
+func (u *unit) full(extra, extraBytes int) bool {
+	return u.changes()+extra >= maxUnitChanges || u.bytes+extraBytes >= maxUnitBytes
+}
+
+// addOutbox appends an outbox entry, counting its bytes.
+func (u *unit) addOutbox(o outboxPut) {
+	u.outbox = append(u.outbox, o)
+	u.bytes += len(o.entry.Topic) + len(o.entry.Payload)
+}
 
 // pendingUnits collects an actor's changes until its next flush: the main unit
-// (state, results, the records it applied) and, apart from it, units of at most
-// maxSpill records that went to an outbox, each holding its records' dedup marks and
-// acks, so every record's effect stays atomic with its mark.
+// (state, results, the records it applied), the main units closed before it because
+// they were full (oldest first, so later state overwrites earlier), and, apart from
+// them, units of records that went to an outbox, each holding its records' dedup marks
+// and acks, so every record's effect stays atomic with its mark.
 type pendingUnits struct {
-	main  *unit
-	spill []*unit
+	main   *unit
+	closed []*unit
+	spill  []*unit
 }
 
 // spillUnit returns a unit with room for one more outbox record.
 func (p *pendingUnits) spillUnit() *unit {
-	if n := len(p.spill); n > 0 && len(p.spill[n-1].outbox) < maxSpill {
+	if n := len(p.spill); n > 0 && !p.spill[n-1].full(0, 0) {
 		return p.spill[n-1]
 	}
 	u := &unit{}
@@ -97,16 +124,18 @@ func (p *pendingUnits) last() *unit {
 	return p.main
 }
 
-// take returns the non-empty units, the main one first, and starts afresh.
-func (p *pendingUnits) take() []*unit {
-	var out []*unit
+// closeMain moves a non-empty main unit to closed and starts a new one.
+func (p *pendingUnits) closeMain() {
 	if !p.main.empty() {
-		out = append(out, p.main)
+		p.closed = append(p.closed, p.main)
 		p.main = &unit{}
 	}
-	if len(p.spill) > 0 {
-		out = append(out, p.spill...)
-		p.spill = nil
-	}
+}
+
+// take returns the non-empty units, in the order they must commit, and starts afresh.
+func (p *pendingUnits) take() []*unit {
+	p.closeMain()
+	out := append(p.closed, p.spill...)
+	p.closed, p.spill = nil, nil
 	return out
 }

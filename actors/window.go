@@ -126,10 +126,12 @@ func (w *window) onRecord(r *RecordDecoded) {
 		w.remember(r.ID)
 	}
 	u.acks = append(u.acks, r.ack)
+	w.maybeCloseUnit()
 }
 
 func (w *window) onWatermark(m *WatermarkEmitted) {
 	w.observe(m.Stream, m.Status, m.At)
+	w.maybeCloseUnit()
 }
 
 // observe feeds a stream's status to the valve and advances the operator when the
@@ -155,30 +157,7 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 func (w *window) late(r *RecordDecoded) *unit {
 	l := w.out.Late[len(w.out.Late)-1]
 	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, reasonTooLate).Inc()
-	dest := w.plan.cfg.Late
-	switch {
-	case dest == "drop":
-		return nil
-	case strings.HasPrefix(dest, "topic:"):
-		u := w.pending.spillUnit()
-		u.outbox = append(u.outbox, outboxPut{
-			queue: resultsQueue(w.device),
-			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: appendLate(nil, w.lateRecord(r, &l))},
-		})
-		return u
-	case w.env.late == nil:
-		w.env.metrics.UnshippedLate.WithLabelValues(w.device).Inc()
-		w.env.log.Info("late record (no upstream configured)", "device", w.device, "window", w.plan.cfg.Name,
-			"key", w.key, "ts", r.TS, "watermark", l.Watermark)
-		return nil
-	default:
-		u := w.pending.spillUnit()
-		u.outbox = append(u.outbox, outboxPut{
-			queue: upstreamQueue(w.device),
-			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: appendLate(nil, w.lateRecord(r, &l))},
-		})
-		return u
-	}
+	return routeLate(w.env, &w.pending, w.plan.cfg, w.lateRecord(r, &l))
 }
 
 func (w *window) lateRecord(r *RecordDecoded, l *windows.Late) *lateRecord {
@@ -201,12 +180,12 @@ func (w *window) drain(now int64) {
 			w.firings.Inc()
 		}
 		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)
-		w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
+		w.pending.main.addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
+			w.pending.main.addOutbox(outboxPut{
 				queue: upstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})

@@ -94,6 +94,24 @@ func (w *window) applied(id uint64) (seen, durable bool) {
 }
 
 func (w *window) onFlush(ctx actor.Context, epoch uint64) {
+	w.saveState()
+	units := w.pending.take()
+	w.settleGenerations(units)
+	ctx.Send(w.committer, &Flushed{Epoch: epoch, Units: units})
+}
+
+// maybeCloseUnit closes the main unit once it, with the windows still to be written,
+// reaches a unit's bounds: the key's state as of now goes into it, so it holds a
+// consistent step (see maxUnitChanges).
+func (w *window) maybeCloseUnit() {
+	if w.pending.main.full(len(w.dirty), len(w.dirty)*w.stateSize) {
+		w.saveState()
+		w.pending.closeMain()
+	}
+}
+
+// saveState writes what changed in the key's windows and valve into the main unit.
+func (w *window) saveState() {
 	u := w.pending.main
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
@@ -111,6 +129,7 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 		if ok {
 			w.stateSize = max(w.stateSize, len(state))
 			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
+			u.bytes += len(state)
 		}
 	}
 	clear(w.dirty)
@@ -126,9 +145,6 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 		u.valve = &valvePut{device: w.device, window: name, key: w.key, watermark: w.op.Watermark(), inputs: w.valve.State()}
 		w.valveDirty, w.joined, w.fired = false, false, false
 	}
-	units := w.pending.take()
-	w.settleGenerations(units)
-	ctx.Send(w.committer, &Flushed{Epoch: epoch, Units: units})
 }
 
 // settleGenerations ties the ids applied since the last flush to this flush's units

@@ -40,6 +40,9 @@ type Limits struct {
 	// longer one is rejected as undecodable. Keys are part of the store's keys,
 	// which Badger bounds, and of result topics.
 	MaxKeyBytes int
+	// MaxKeysPerWindow bounds the keys (window actors) of one window definition;
+	// readings of further keys go to the late output with reason key_limit.
+	MaxKeysPerWindow int
 }
 
 // Broker is the local MQTT broker the sensors publish to.

@@ -23,6 +23,7 @@ import (
 //	limits.max_payload       64KiB
 //	limits.min_free_disk     64MiB; 0 = no check
 //	limits.max_key_bytes     256 (at most 16KiB)
+//	limits.max_keys_per_window 10000 keys per window definition
 //	broker.url               tcp://127.0.0.1:1883
 //	broker.listen            127.0.0.1:1883, only with url: embedded
 //	broker.client_id         edged-<hostname>
@@ -55,18 +56,19 @@ import (
 //	late                     upstream
 //	upstream_results         false
 const (
-	DefaultDataDir        = "data"
-	DefaultDurability     = "process"
-	DefaultCommitInterval = 100 * time.Millisecond
-	DefaultDedupTTL       = time.Hour
-	DefaultDevicesDir     = "devices"
-	DefaultLogFormat      = "text"
-	DefaultLogLevel       = "info"
-	DefaultHTTPListen     = "127.0.0.1:9464"
-	DefaultMaxInflight    = 10000
-	DefaultMaxPayload     = 64 << 10
-	DefaultMinFreeDisk    = 64 << 20
-	DefaultMaxKeyBytes    = 256
+	DefaultDataDir          = "data"
+	DefaultDurability       = "process"
+	DefaultCommitInterval   = 100 * time.Millisecond
+	DefaultDedupTTL         = time.Hour
+	DefaultDevicesDir       = "devices"
+	DefaultLogFormat        = "text"
+	DefaultLogLevel         = "info"
+	DefaultHTTPListen       = "127.0.0.1:9464"
+	DefaultMaxInflight      = 10000
+	DefaultMaxPayload       = 64 << 10
+	DefaultMinFreeDisk      = 64 << 20
+	DefaultMaxKeyBytes      = 256
+	DefaultMaxKeysPerWindow = 10000
 	// MaxKeyBytesLimit keeps every store key well under Badger's 65,000 bytes (a key
 	// is in a store key once, NUL bytes doubled) and an escaped key (3 bytes per byte
 	// at worst) inside MQTT's 65,535-byte topics.
@@ -120,6 +122,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "limits.max_payload", &d.Limits.MaxPayload, DefaultMaxPayload)
 	or(p, "limits.min_free_disk", &d.Limits.MinFreeDisk, DefaultMinFreeDisk)
 	or(p, "limits.max_key_bytes", &d.Limits.MaxKeyBytes, DefaultMaxKeyBytes)
+	or(p, "limits.max_keys_per_window", &d.Limits.MaxKeysPerWindow, DefaultMaxKeysPerWindow)
 
 	host := hostname()
 	or(p, "broker.url", &d.Broker.URL, DefaultBrokerURL)

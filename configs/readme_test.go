@@ -36,6 +36,7 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"limits.max_inflight":        fmt.Sprint(d.Limits.MaxInflight),
 		"limits.min_free_disk":       bytesize(d.Limits.MinFreeDisk),
 		"limits.max_key_bytes":       fmt.Sprint(d.Limits.MaxKeyBytes),
+		"limits.max_keys_per_window": fmt.Sprint(d.Limits.MaxKeysPerWindow),
 		"limits.max_payload":         bytesize(int64(d.Limits.MaxPayload)),
 		"broker.url":                 d.Broker.URL,
 		"broker.listen":              DefaultEmbeddedListen,

@@ -24,6 +24,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"max_payload", sizeInt(&c.Limits.MaxPayload)},
 			field{"min_free_disk", size(&c.Limits.MinFreeDisk)},
 			field{"max_key_bytes", sizeInt(&c.Limits.MaxKeyBytes)},
+			field{"max_keys_per_window", integer(&c.Limits.MaxKeysPerWindow)},
 		)},
 		field{"broker", mapping(
 			field{"url", str(&c.Broker.URL)},

@@ -40,6 +40,7 @@ func (d *Daemon) validate(errs *Errors) {
 	if r.atLeast("limits.max_key_bytes", d.Limits.MaxKeyBytes, 1) && d.Limits.MaxKeyBytes > MaxKeyBytesLimit {
 		r.at("limits.max_key_bytes", "must be at most %d (16KiB), got %d", MaxKeyBytesLimit, d.Limits.MaxKeyBytes)
 	}
+	r.atLeast("limits.max_keys_per_window", d.Limits.MaxKeysPerWindow, 1)
 	d.validateBroker(r)
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)

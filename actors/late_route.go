@@ -1,0 +1,37 @@
+package actors
+
+import (
+	"strings"
+
+	"github.com/edged/edged/configs"
+)
+
+// routeLate puts a late record where its window's `late` setting says: an outbox
+// entry in a spill unit of p, which it returns so the caller adds the record's mark
+// and ack to it; nil when the record went nowhere (drop, or no upstream to ship it).
+func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *unit {
+	dest := cfg.Late
+	switch {
+	case dest == "drop":
+		return nil
+	case strings.HasPrefix(dest, "topic:"):
+		u := p.spillUnit()
+		u.addOutbox(outboxPut{
+			queue: resultsQueue(l.Device),
+			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: appendLate(nil, l)},
+		})
+		return u
+	case e.late == nil:
+		e.metrics.UnshippedLate.WithLabelValues(l.Device).Inc()
+		e.log.Info("late record (no upstream configured)", "device", l.Device, "window", cfg.Name,
+			"key", l.Key, "ts", l.TS, "watermark", l.Watermark, "reason", l.Reason)
+		return nil
+	default:
+		u := p.spillUnit()
+		u.addOutbox(outboxPut{
+			queue: upstreamQueue(l.Device),
+			entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: appendLate(nil, l)},
+		})
+		return u
+	}
+}

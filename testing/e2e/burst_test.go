@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/edged/edged/mqtt"
+	"github.com/edged/edged/testing/broker"
+	"github.com/edged/edged/testing/harness"
+	"github.com/edged/edged/testing/oracle"
+	"github.com/edged/edged/windows"
+)
+
+// The burst suite fires many windows in one commit interval: every key of one stream
+// has a reading in the same window, then one reading moves the stream's watermark past
+// it. Everything that follows — the results, their deliveries, the commit after them —
+// must fit Badger's transaction limit, whatever the number of keys.
+//
+//	go test ./testing/e2e -run 'Burst' -v
+
+// burstKeys is well above the ~7,000 changes that fit one transaction.
+const burstKeys = 20_000
+
+// burstLimits lets every key of the burst have its window actor.
+const burstLimits = "limits: {max_keys_per_window: 20001}"
+
+func TestBurstOf20000WindowsFiringAtOncePublishesEveryResult(t *testing.T) {
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	s := burstConfig(t, mq.URL(), fmt.Sprintf("burst-%d", time.Now().UnixNano()), burstLimits)
+	coll := crashCollect(t, s)
+	e := crashStart(t, bin, s.config)
+	events := burstEvents()
+	if err := burstPublish(s, events, 0, len(events)); err != nil {
+		t.Fatal(err)
+	}
+	crashReport(t, crashAwait(t, coll, events, false))
+	if n := e.metric("edged_commit_errors_total"); n != 0 {
+		t.Errorf("%v commits failed", n)
+	}
+}
+
+func TestBurstOf20000WindowsSurvivesAKillWhileResultsAreDelivered(t *testing.T) {
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	s := burstConfig(t, mq.URL(), fmt.Sprintf("burstkill-%d", time.Now().UnixNano()), burstLimits)
+	coll := crashCollect(t, s)
+	e := crashStart(t, bin, s.config)
+	events := burstEvents()
+	if err := burstPublish(s, events, 0, len(events)-1); err != nil {
+		t.Fatal(err)
+	}
+	// The trigger last, so the kill lands while the burst's results are published
+	// and their deliveries committed.
+	if err := burstPublish(s, events, len(events)-1, len(events)); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, crashFinalTimeout, "the burst's first results", func() bool {
+		r, _, _ := coll.snapshot()
+		return len(r) > burstKeys/10
+	})
+	e.kill()
+	r, _, _ := coll.snapshot()
+	t.Logf("killed after %d results arrived", len(r))
+	e.start()
+	crashReport(t, crashAwait(t, coll, events, false))
+}
+
+// burstConfig writes the crash suite's device with every key on one topic (one
+// stream, one watermark), the key in the payload.
+func burstConfig(t testing.TB, url, prefix, limits string) crashSetup {
+	t.Helper()
+	dir := t.TempDir()
+	s := crashSetup{broker: url, prefix: prefix, dataDir: filepath.Join(dir, "data"), config: filepath.Join(dir, "edged.yaml")}
+	crashWriteFile(t, s.config, fmt.Sprintf(`
+data_dir: %s
+durability: process
+commit_interval: 20ms
+devices_dir: devices
+log: {level: info}
+http: {listen: "127.0.0.1:0"}
+broker: {url: %q, client_id: %s-edged}
+%s
+`, s.dataDir, url, prefix, limits))
+	crashWriteFile(t, filepath.Join(dir, "devices", "crash.yaml"), fmt.Sprintf(`
+device: %s
+streams:
+  - name: s
+    topic: %s/data
+    qos: 1
+    timestamp: {field: ts, unit: ms}
+    key: {field: k}
+    watermark: {strategy: bounded, max_out_of_orderness: %dms, interval: 200ms, idle_timeout: 1s, idle_mode: advance, max_future_skew: 0s}
+windows:
+  - name: w
+    stream: s
+    type: tumbling
+    size: %dms
+    allowed_lateness: %dms
+    aggregates: [%s]
+    output: {topic: "%s/out/{key}", qos: 1}
+    late: "topic:%s/late"
+`, crashDevice, prefix, crashBoundMS, crashWindowMS, crashLateness, joinComma(crashAggregates), prefix, prefix))
+	return s
+}
+
+// burstEvents is one reading per key in the first window, then the trigger: a
+// reading of k0 far enough ahead to fire them all.
+func burstEvents() []oracle.Event {
+	events := make([]oracle.Event, 0, burstKeys+1)
+	for i := range burstKeys {
+		events = append(events, oracle.Event{
+			Key:    "k" + strconv.Itoa(i),
+			TS:     crashBaseTS + int64(i%crashWindowMS),
+			Values: []windows.Value{{Kind: windows.Number, Num: float64(i%200)/4 - 25}},
+		})
+	}
+	return append(events, oracle.Event{
+		Key: "k0", TS: crashBaseTS + 5*crashWindowMS,
+		Values: []windows.Value{{Kind: windows.Number, Num: 1}},
+	})
+}
+
+// burstPublish publishes events[from:to] with QoS 1 to the one topic and waits for
+// every PUBACK.
+func burstPublish(s crashSetup, events []oracle.Event, from, to int) error {
+	cl, err := mqtt.Connect(context.Background(), mqtt.Options{
+		URL: s.broker, ClientID: fmt.Sprintf("%s-pub-%d", s.prefix, from), CleanSession: true,
+	})
+	if err != nil {
+		return fmt.Errorf("publisher: %w", err)
+	}
+	defer cl.Close(time.Second)
+	slots := make(chan struct{}, crashMaxPubAck)
+	var wg sync.WaitGroup
+	var firstErr atomic.Pointer[error]
+	for i := from; i < to; i++ {
+		slots <- struct{}{}
+		wg.Add(1)
+		e := events[i]
+		payload := fmt.Appendf(nil, `{"k":%q,"ts":%d,"v":%s,"seq":%d}`, e.Key, e.TS, strconv.FormatFloat(e.Values[0].Num, 'g', -1, 64), i)
+		cl.Publish(s.prefix+"/data", 1, payload, func(err error) {
+			if err != nil {
+				firstErr.CompareAndSwap(nil, &err)
+			}
+			<-slots
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	if p := firstErr.Load(); p != nil {
+		return fmt.Errorf("publisher: %w", *p)
+	}
+	return nil
+}
