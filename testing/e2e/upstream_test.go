@@ -128,7 +128,7 @@ func upDrain(t *testing.T, bin string) {
 		// A live window must keep firing while the backlog drains: each one has
 		// liveWindowDeadline to reach the local broker (normally tens of ms). How
 		// fast is measured and logged, not asserted: timing belongs to benchmarks.
-		liveWindowDeadline = 10 * time.Second
+		liveWindowDeadline = 30 * time.Second
 		// Memory: the actor holds at most a batch, so draining adds nothing of its
 		// own (a heap profile of an in-process run shows edged's part flat at ~10 MB
 		// from backlog to drained); holding the backlog would add 40 MB and more.
@@ -389,7 +389,7 @@ func TestBadUpstreamConfigIsAFileLineError(t *testing.T) {
 		{
 			name:     "an unknown scheme",
 			upstream: "upstream:\n  url: amqp://cloud:5672\n",
-			want:     []string{`3: upstream.url: "amqp://cloud:5672" must start with tcp://, mqtt://, ssl://, tls://, ws:// or wss://`},
+			want:     []string{`3: upstream.url: "amqp://cloud:5672" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://`},
 		},
 		{
 			name:     "an unreadable CA file",
