@@ -19,6 +19,7 @@ Usage:
   edged validate --config FILE                         check a config and every device file; print all errors
   edged replay   --config FILE --input FILE.jsonl      deterministic replay of recorded traffic
   edged record   --config FILE --output FILE.jsonl     record live traffic in the replay format
+  edged tune     --config FILE --input FILE.jsonl      measure disorder in a recording; recommend max_out_of_orderness and idle_timeout
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
   edged inspect  --data DIR [--device D] [--key K]     show persisted state
   edged version                                        print the version, commit and Go version
@@ -47,6 +48,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"validate": validateCmd,
 	"replay":   replayCmd,
 	"record":   recordCmd,
+	"tune":     tuneCmd,
 	"simulate": simulateCmd,
 	"inspect":  inspectCmd,
 	"version":  versionCmd,
