@@ -182,4 +182,3 @@ func ms(v int64) string { return (time.Duration(v) * time.Millisecond).String() 
 
 // percent formats parts per million as a percentage to 4 decimals, exactly.
 func percent(p tune.PPM) string { return fmt.Sprintf("%d.%04d%%", p/10_000, p%10_000) }
-
