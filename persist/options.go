@@ -27,6 +27,10 @@ type Options struct {
 	// MinFreeDisk is the free space (bytes) below which the Store refuses to open
 	// or commit, so Badger never writes to a full disk; 0 = no check.
 	MinFreeDisk uint64
+	// ReadOnly opens an existing directory for reading only, sharing the lock
+	// with other readers (tools such as edged explain); it fails while an edged
+	// holds the directory, and every write fails.
+	ReadOnly bool
 
 	// memTableSize overrides defaultMemTableSize so tests can make Badger's
 	// transaction limit small enough to force split commits.
@@ -69,6 +73,7 @@ func (o Options) badgerOptions() badger.Options {
 	threshold := min(int64(1<<20), 15*o.memTableSize/100/2)
 	return badger.DefaultOptions(dir).
 		WithInMemory(o.Durability == Memory).
+		WithReadOnly(o.ReadOnly && o.Durability != Memory).
 		WithSyncWrites(o.Durability == Power).
 		WithLogger(badgerLogger{o.Logger}).
 		WithMemTableSize(o.memTableSize).

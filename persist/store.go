@@ -40,7 +40,7 @@ func Open(o Options) (*Store, error) {
 		return nil, errors.New("opening state: no directory given")
 	}
 	var disk diskReserve
-	if o.Durability != Memory {
+	if o.Durability != Memory && !o.ReadOnly {
 		disk = diskReserve{dir: o.Dir, min: o.MinFreeDisk}
 	}
 	// Opening writes (a new memtable's log, the manifest): not on a full disk.
