@@ -22,6 +22,7 @@ Usage:
   edged tune     --config FILE --input FILE.jsonl      measure disorder in a recording; recommend max_out_of_orderness and idle_timeout
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
   edged inspect  --data DIR [--device D] [--key K]     show persisted state
+  edged explain  --data DIR --window W --key K         why a window of a stopped edged has or has not fired
   edged version                                        print the version, commit and Go version
 
 Run 'edged help <command>' for the flags of a command.
@@ -51,6 +52,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"tune":     tuneCmd,
 	"simulate": simulateCmd,
 	"inspect":  inspectCmd,
+	"explain":  explainCmd,
 	"version":  versionCmd,
 }
 
