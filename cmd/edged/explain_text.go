@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -57,7 +58,7 @@ func explain(w io.Writer, in *explainInput) error {
 	if err != nil {
 		return err
 	}
-	holder, wm := explainValve(w, in, ks)
+	inputs, wm := explainValve(w, in, ks)
 
 	var chosen []windows.Window
 	switch {
@@ -89,7 +90,7 @@ func explain(w io.Writer, in *explainInput) error {
 		}
 		o := open[i]
 		if o.fired == 0 {
-			explainPending(w, in, win, wm, holder)
+			explainPending(w, in, win, wm, inputs)
 		} else {
 			explainFired(w, in, o, wm)
 		}
@@ -99,11 +100,11 @@ func explain(w io.Writer, in *explainInput) error {
 }
 
 // explainValve describes the combined watermark and its inputs, and returns
-// the input holding it back ("" if none) and the combined watermark. The
+// the inputs as the key will see them and the combined watermark. The
 // valve is saved only with the firings it causes, the streams' states more
 // often, so each input counts with the higher of the two: what the key sees
 // once the streams report after a restart.
-func explainValve(w io.Writer, in *explainInput, ks *persist.KeyState) (string, int64) {
+func explainValve(w io.Writer, in *explainInput, ks *persist.KeyState) ([]watermark.ValveInput, int64) {
 	inputs := slices.Clone(ks.Valve)
 	holder, lowest, active, highest := "", int64(math.MaxInt64), 0, watermark.Min
 	for i := range inputs {
@@ -155,10 +156,10 @@ func explainValve(w io.Writer, in *explainInput, ks *persist.KeyState) (string, 
 		}
 		fmt.Fprintln(w)
 	}
-	return holder, wm
+	return inputs, wm
 }
 
-func explainPending(w io.Writer, in *explainInput, win windows.Window, wm int64, holder string) {
+func explainPending(w io.Writer, in *explainInput, win windows.Window, wm int64, inputs []watermark.ValveInput) {
 	due := win.MaxTimestamp()
 	if wm >= due {
 		fmt.Fprintf(w, "has not fired, though the combined watermark passed %s: it fires at the next watermark after a restart\n", showTS(due))
@@ -166,13 +167,20 @@ func explainPending(w io.Writer, in *explainInput, win windows.Window, wm int64,
 	}
 	fmt.Fprintf(w, "has not fired: it fires when the combined watermark reaches %s", showTS(due))
 	if wm != watermark.Min {
-		fmt.Fprintf(w, ", %s of event time past the watermark now", ms(due-wm))
+		fmt.Fprintf(w, ", %s of event time ahead of it now", ms(due-wm))
 	}
 	fmt.Fprintln(w)
-	if holder == "" {
+	var behind []string // the active streams whose watermark is short of due, lowest first
+	slices.SortStableFunc(inputs, func(a, b watermark.ValveInput) int { return cmp.Compare(a.Watermark, b.Watermark) })
+	for _, v := range inputs {
+		if v.Aligned && !v.Idle && v.Watermark < due {
+			behind = append(behind, v.Input)
+		}
+	}
+	if len(behind) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  it waits for %s", holder)
+	fmt.Fprintf(w, "  it waits for %s", strings.Join(behind, " and "))
 	s := in.stream
 	if s == nil {
 		fmt.Fprint(w, " (give --config for its bound and idle timeout)\n")
@@ -181,22 +189,22 @@ func explainPending(w io.Writer, in *explainInput, win windows.Window, wm int64,
 	wc := s.WatermarkConfig()
 	switch wc.Strategy {
 	case watermark.Punctuated:
-		fmt.Fprintf(w, ": a watermark mark at or past %s\n", showTS(due))
+		fmt.Fprintf(w, ": a watermark mark at or past %s from each\n", showTS(due))
 	default:
 		b := wc.MaxOutOfOrderness
 		if wc.Strategy == watermark.Monotonous {
 			b = 0
 		}
-		fmt.Fprintf(w, ": a reading with event time at or past %s (the window end plus max_out_of_orderness %s)\n", showTS(win.End+b), ms(b))
+		fmt.Fprintf(w, ": a reading from each with event time at or past %s (the window end plus max_out_of_orderness %s)\n", showTS(win.End+b), ms(b))
 	}
 	if wc.IdleTimeout > 0 {
-		how := "its watermark then moves on with the time elapsed, so the window fires"
+		how := "an idle stream's watermark moves on with the time elapsed, so the window fires"
 		if wc.IdleMode == watermark.Hold {
-			how = "it then stops holding back keys that other streams feed, but its own windows wait for its next reading (idle_mode hold)"
+			how = "an idle stream then stops holding back keys that other streams feed, but its own windows wait for its next reading (idle_mode hold)"
 		}
-		fmt.Fprintf(w, "  or for %s of silence from it (idle_timeout, counted from the restart): %s\n", ms(wc.IdleTimeout), how)
+		fmt.Fprintf(w, "  or for %s of silence from each (idle_timeout, counted from the restart): %s\n", ms(wc.IdleTimeout), how)
 	} else {
-		fmt.Fprint(w, "  it never goes idle (idle_timeout 0), so only its readings move it\n")
+		fmt.Fprint(w, "  streams never go idle (idle_timeout 0), so only their readings move it\n")
 	}
 }
 
