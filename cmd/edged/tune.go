@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +39,9 @@ func tuneCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *apply != "" && inDir(*apply, cfg.DevicesDir) {
+		return usageErrorf("--apply %s: write it outside devices_dir (edged would load it as a second device), compare, then replace the device file", *apply)
+	}
 	if *apply != "" && *device == "" {
 		if len(cfg.Devices) != 1 {
 			return usageErrorf("--apply writes one device file: name its device with --device")
@@ -61,6 +65,13 @@ func tuneCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return applyTuning(cfg, streams, recs, *input, *apply, stdout)
+}
+
+// inDir says whether file would sit directly in dir.
+func inDir(file, dir string) bool {
+	a, err1 := filepath.Abs(filepath.Dir(file))
+	b, err2 := filepath.Abs(dir)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // parseFraction reads "0.1%" or "0.001" as parts per million.

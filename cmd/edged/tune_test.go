@@ -169,6 +169,7 @@ func TestTuneRefusesWhatItCannotDo(t *testing.T) {
 		{[]string{"--config", dir + "/edged.yaml", "--input", dir + "/rec.jsonl", "--target-late", "100%"}, "not a fraction"},
 		{[]string{"--config", dir + "/edged.yaml", "--input", dir + "/rec.jsonl", "--apply", dir + "/x.yaml"}, "name its device with --device"},
 		{[]string{"--config", dir + "/edged.yaml", "--input", dir + "/rec.jsonl", "--device", "nope"}, `no device "nope"`},
+		{[]string{"--config", dir + "/edged.yaml", "--input", dir + "/rec.jsonl", "--device", "d", "--apply", dir + "/devices/d.yaml"}, "write it outside devices_dir"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runTune(t, c.args...)
