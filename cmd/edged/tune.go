@@ -100,7 +100,7 @@ func printTuned(w io.Writer, t *tuned, target tune.PPM, rows int) tune.Recommend
 	}
 	fmt.Fprintf(w, ", idle_timeout %v\n", wm.IdleTimeout)
 	all := t.summary()
-	fmt.Fprintf(w, "  %d topics, %d readings, %d ahead of the skew guard, %d undecodable\n", len(t.topics), all.Readings, all.Future, t.undecodable)
+	fmt.Fprintf(w, "  %d topics, %d readings, %d refused by the skew guard, %d undecodable\n", len(t.topics), all.Readings, all.Future, t.undecodable)
 	if all.Readings == 0 {
 		fmt.Fprint(w, "  nothing to measure\n\n")
 		return tune.Recommendation{}

@@ -102,10 +102,14 @@ func tunedDeviceFile(path string, src []byte, streams []*tuned, recs []tune.Reco
 			item.Content = append(item.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "watermark"}, wm)
 		}
 		wc := t.stream.WatermarkConfig()
-		if r.HasBound && wc.Strategy != watermark.Punctuated {
-			if wc.Strategy == watermark.Monotonous && r.Bound > 0 {
-				set(wm, "strategy", "bounded", "monotonous")
-			}
+		switch {
+		case !r.HasBound || wc.Strategy == watermark.Punctuated:
+		case wc.Strategy == watermark.Monotonous && r.Bound == 0:
+			// Monotonous already is bound 0, and validation refuses a bound beside it.
+		case wc.Strategy == watermark.Monotonous:
+			set(wm, "strategy", "bounded", "monotonous")
+			fallthrough
+		default:
 			set(wm, "max_out_of_orderness", ms(r.Bound), t.stream.Watermark.MaxOutOfOrderness.String())
 		}
 		if r.HasIdleTimeout {

@@ -102,7 +102,7 @@ func TestTuneTablesTheDelaysAndRecommendsTheBoundForTheTarget(t *testing.T) {
 	if want := "max_out_of_orderness 250ms (1 readings, 0.5000% late), idle_timeout 101ms"; !strings.Contains(out, want) {
 		t.Errorf("no %q in the output", want)
 	}
-	if !strings.Contains(out, "2 topics, 200 readings, 0 ahead of the skew guard, 0 undecodable") {
+	if !strings.Contains(out, "2 topics, 200 readings, 0 refused by the skew guard, 0 undecodable") {
 		t.Error("the counts line is wrong")
 	}
 
@@ -189,5 +189,64 @@ func TestParseFractionReadsPercentsAndFractionsExactly(t *testing.T) {
 		if _, err := parseFraction(in); err == nil {
 			t.Errorf("parseFraction(%q) accepted", in)
 		}
+	}
+}
+
+func TestTunedDeviceFileWritesOnlyWhatTheStrategyTakes(t *testing.T) {
+	src := `device: d
+streams:
+  - name: a # disordered, configured monotonous
+    topic: a/+
+    timestamp: {field: ts, unit: ms}
+    watermark: {strategy: monotonous}
+  - name: b
+    topic: b/+
+    timestamp: {field: ts, unit: ms}
+    watermark: {strategy: monotonous}
+  - name: c
+    topic: c/+
+    timestamp: {field: ts, unit: ms}
+    watermark: {strategy: punctuated, field: wm}
+  - name: e
+    topic: e/+
+    timestamp: {field: ts, unit: ms}
+windows:
+  - {name: w, stream: a, type: tumbling, size: 1s, aggregates: [count]}
+`
+	dev, err := configs.ParseDevice("d.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streams []*tuned
+	for _, s := range dev.Streams {
+		streams = append(streams, &tuned{device: dev, stream: s})
+	}
+	recs := []tune.Recommendation{
+		{Bound: 300, HasBound: true, IdleTimeout: 5000, HasIdleTimeout: true},
+		{Bound: 0, HasBound: true, IdleTimeout: 6000, HasIdleTimeout: true},
+		{Bound: 700, HasBound: true, IdleTimeout: 7000, HasIdleTimeout: true},
+		{Bound: 800, HasBound: true},
+	}
+	out, err := tunedDeviceFile("d.yaml", []byte(src), streams, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := configs.ParseDevice("tuned.yaml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	type wm struct {
+		strategy      string
+		bound, idleMS int64
+	}
+	want := []wm{{"bounded", 300, 5000}, {"monotonous", 0, 6000}, {"punctuated", 0, 7000}, {"bounded", 800, 30000}}
+	for i, s := range got.Streams {
+		g := wm{s.Watermark.Strategy, s.Watermark.MaxOutOfOrderness.Milliseconds(), s.Watermark.IdleTimeout.Milliseconds()}
+		if g != want[i] {
+			t.Errorf("stream %s: %+v, want %+v", s.Name, g, want[i])
+		}
+	}
+	if !strings.Contains(string(out), "# disordered, configured monotonous") || !strings.Contains(string(out), "set by edged tune (was monotonous)") {
+		t.Errorf("comments lost or change not marked:\n%s", out)
 	}
 }
