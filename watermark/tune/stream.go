@@ -73,7 +73,7 @@ func (s *Stream) ExtraLatency(b int64) []int64 {
 	var out []int64
 	j := 0
 	for _, a := range s.advances {
-		for j < len(s.advances) && s.advances[j].max < a.max+b {
+		for j < len(s.advances) && s.advances[j].max < watermark.AddSat(a.max, b) {
 			j++
 		}
 		if j == len(s.advances) {
