@@ -39,29 +39,13 @@ type windowPlan struct {
 func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 	p := &plan{device: d}
 	for _, s := range d.Streams {
-		unit, err := mqtt.ParseUnit(s.Timestamp.Unit)
+		spec, err := StreamSpec(s, maxKeyBytes)
 		if err != nil {
 			return nil, fmt.Errorf("device %s stream %s: %w", d.ID, s.Name, err)
 		}
-		seg := s.Key.TopicSegment
-		if s.Key.Field != "" {
-			seg = -1
-		}
-		wmField := ""
-		if s.WatermarkConfig().Strategy == watermark.Punctuated {
-			wmField = s.Watermark.Field
-		}
 		p.streams = append(p.streams, streamPlan{
-			cfg: s,
-			spec: mqtt.ExtractSpec{
-				Timestamp:      s.Timestamp.Field,
-				Unit:           unit,
-				KeyField:       s.Key.Field,
-				KeySegment:     seg,
-				MaxKeyBytes:    maxKeyBytes,
-				Values:         s.Values(),
-				WatermarkField: wmField,
-			},
+			cfg:      s,
+			spec:     spec,
 			wm:       s.WatermarkConfig(),
 			interval: max(s.Watermark.Interval.Milliseconds(), 1),
 		})
@@ -101,6 +85,33 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 		p.streams[si].windows = append(p.streams[si].windows, wi)
 	}
 	return p, nil
+}
+
+// StreamSpec says how the payloads of stream s are read; maxKeyBytes is
+// limits.max_key_bytes. Tools that read recordings (edged tune) read them as
+// the source actors do.
+func StreamSpec(s *configs.Stream, maxKeyBytes int) (mqtt.ExtractSpec, error) {
+	unit, err := mqtt.ParseUnit(s.Timestamp.Unit)
+	if err != nil {
+		return mqtt.ExtractSpec{}, err
+	}
+	seg := s.Key.TopicSegment
+	if s.Key.Field != "" {
+		seg = -1
+	}
+	wmField := ""
+	if s.WatermarkConfig().Strategy == watermark.Punctuated {
+		wmField = s.Watermark.Field
+	}
+	return mqtt.ExtractSpec{
+		Timestamp:      s.Timestamp.Field,
+		Unit:           unit,
+		KeyField:       s.Key.Field,
+		KeySegment:     seg,
+		MaxKeyBytes:    maxKeyBytes,
+		Values:         s.Values(),
+		WatermarkField: wmField,
+	}, nil
 }
 
 // match returns the index of the first stream whose topic filter matches topic.

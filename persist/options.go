@@ -79,6 +79,7 @@ func (o Options) badgerOptions() badger.Options {
 	threshold := min(int64(1<<20), 15*o.memTableSize/100/2)
 	return badger.DefaultOptions(dir).
 		WithInMemory(o.Durability == Memory).
+		WithReadOnly(o.ReadOnly && o.Durability != Memory).
 		WithSyncWrites(o.Durability == Power).
 		WithLogger(badgerLogger{o.Logger}).
 		WithMemTableSize(o.memTableSize).
@@ -98,6 +99,5 @@ func (o Options) badgerOptions() badger.Options {
 		WithDetectConflicts(false).
 		WithChecksumVerificationMode(options.OnTableRead).
 		WithVerifyValueChecksum(true).
-		WithReadOnly(o.ReadOnly).
 		WithBypassLockGuard(o.Durability != Memory)
 }

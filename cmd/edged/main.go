@@ -22,8 +22,10 @@ Usage:
   edged validate --config FILE                         check a config and every device file; print all errors
   edged replay   --config FILE --input FILE.jsonl      deterministic replay of recorded traffic
   edged record   --config FILE --output FILE.jsonl     record live traffic in the replay format
+  edged tune     --config FILE --input FILE.jsonl      measure disorder in a recording; recommend max_out_of_orderness and idle_timeout
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
   edged inspect  --data DIR [--device D] [--key K]     show persisted state (read-only)
+  edged explain  --data DIR --window W --key K         why a window of a stopped edged has or has not fired
   edged version                                        print the version, commit and Go version
 
 Run 'edged help <command>' for the flags of a command.
@@ -54,8 +56,10 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"validate": validateCmd,
 	"replay":   replayCmd,
 	"record":   recordCmd,
+	"tune":     tuneCmd,
 	"simulate": simulateCmd,
 	"inspect":  inspectCmd,
+	"explain":  explainCmd,
 	"version":  versionCmd,
 }
 

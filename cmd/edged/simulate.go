@@ -80,12 +80,17 @@ func parseStart(s string, now time.Time) (int64, error) {
 	if s == "" {
 		return now.UnixMilli(), nil
 	}
+	return parseTimeFlag("--start", s)
+}
+
+// parseTimeFlag reads a time flag given as ms since the epoch or in RFC 3339.
+func parseTimeFlag(name, s string) (int64, error) {
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return ms, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, fmt.Errorf("--start %q: want ms since the epoch or an RFC 3339 time", s)
+		return 0, fmt.Errorf("%s %q: want ms since the epoch or an RFC 3339 time", name, s)
 	}
 	return t.UnixMilli(), nil
 }
