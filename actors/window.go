@@ -184,9 +184,11 @@ func (w *window) drain(now int64) {
 	w.fired = w.fired || len(w.out.Results) > 0 || len(w.out.Purged) > 0
 	for i := range w.out.Results {
 		res := &w.out.Results[i]
-		if res.Kind == windows.LateUpdate {
+		switch res.Kind {
+		case windows.LateUpdate:
 			w.lateUpdates.Inc()
-		} else {
+		case windows.Retract: // not a firing: the merged session's firing counts
+		default:
 			w.firings.Inc()
 		}
 		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)

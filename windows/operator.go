@@ -41,8 +41,13 @@ type windowState struct {
 	// fired: the watermark passed End-1 and the window fired for it; its
 	// timer is then the cleanup time, else End-1.
 	fired bool
-	timer int64
-	acc   accumulator
+	// emitted: some result went out under the window's current start, so a
+	// merge that moves the start must retract it. A merged session counts
+	// revisions on from the windows it absorbed (fires > 0) yet may not
+	// have emitted under its own start yet.
+	emitted bool
+	timer   int64
+	acc     accumulator
 }
 
 // NewOperator returns an operator whose watermark is watermark.Min.
@@ -138,6 +143,7 @@ func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
 		Values:    ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))),
 	})
 	ws.fires++
+	ws.emitted = true
 }
 
 // Advance moves the watermark to wm (ignored unless it moves forward), fires

@@ -3,6 +3,7 @@ package windows_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -64,7 +65,7 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 		restoreAt := rapid.IntRange(0, cfg.Events).Draw(t, "restore at")
 		events := oracle.Generate(cfg)
 
-		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, nextRev: map[windows.Ref]int{}, sim: oracle.NewSim(asg, lateness),
+		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, nextRev: map[windows.Ref]int{}, sim: oracle.NewSim(asg, lateness), table: oracle.NewTable(),
 			op: windows.NewOperator(windows.OperatorConfig{Assigner: asg, AllowedLateness: lateness, Aggregates: aggs})}
 		maxTS := int64(math.MinInt64)
 		var applied, late, dropped int
@@ -83,6 +84,7 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 				applied++
 				h.merged()
 				h.check(windows.LateUpdate)
+				h.forgetAbsorbed()
 			case windows.LateOutput:
 				late++
 				if len(h.out.Late) != 1 || h.out.Late[0].TS != e.TS || h.out.Late[0].Key != e.Key {
@@ -114,7 +116,30 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 		if applied+late+dropped != len(events) {
 			t.Fatalf("%d applied + %d late + %d dropped != %d records", applied, late, dropped, len(events))
 		}
+		h.checkTable()
 	})
+}
+
+// checkTable holds the consumer rule to its promise: the table that upserted
+// every result by (key, start), kept the highest revision and deleted on
+// retract holds exactly the oracle's final windows, each counted once.
+func (h *harness) checkTable() {
+	want := h.sim.Final()
+	got := h.table.Rows()
+	for ref, members := range want {
+		vals, ok := got[ref]
+		if !ok {
+			h.t.Fatalf("the table lacks %s %v (%d records); it holds %v", ref.Key, ref.Window, len(members), got)
+		}
+		if err := oracle.Equal(vals, oracle.Compute(h.asg, h.aggs, members)[ref], h.aggs); err != nil {
+			h.t.Fatalf("table row %s %v: %v", ref.Key, ref.Window, err)
+		}
+	}
+	for ref := range got {
+		if _, ok := want[ref]; !ok {
+			h.t.Fatalf("the table holds %s %v, which the oracle does not know", ref.Key, ref.Window)
+		}
+	}
 }
 
 type harness struct {
@@ -124,6 +149,7 @@ type harness struct {
 	lateness int64
 	op       *windows.Operator
 	sim      *oracle.Sim
+	table    *oracle.Table // a downstream consumer of every result, across restarts
 	out      windows.Output
 	// nextRev is each live window's next revision: its firings so far, or
 	// for a merged session the most of the windows it absorbed.
@@ -141,7 +167,8 @@ func (h *harness) advance(wm int64) {
 }
 
 // merged carries revisions over a session merge: in an OnRecord output, the
-// purged windows were absorbed by the last updated one.
+// purged windows were absorbed by the last updated one, which continues
+// from the highest next revision among them.
 func (h *harness) merged() {
 	if len(h.out.Purged) == 0 {
 		return
@@ -150,15 +177,29 @@ func (h *harness) merged() {
 	next := 0
 	for _, p := range h.out.Purged {
 		next = max(next, h.nextRev[p])
-		delete(h.nextRev, p)
 	}
 	h.nextRev[into] = next
+}
+
+// forgetAbsorbed drops the revisions of windows a merge absorbed, once check
+// has seen their retracts.
+func (h *harness) forgetAbsorbed() {
+	for _, p := range h.out.Purged {
+		delete(h.nextRev, p)
+	}
 }
 
 // check compares every result in h.out with the oracle.
 func (h *harness) check(kind windows.Kind) {
 	for _, r := range h.out.Results {
 		ref := windows.Ref{Key: r.Key, Window: r.Window}
+		if err := h.table.Apply(r); err != nil {
+			h.t.Fatalf("at watermark %d: %v", h.op.Watermark(), err)
+		}
+		if r.Kind == windows.Retract {
+			h.checkRetract(r)
+			continue
+		}
 		if r.Kind != kind || r.Watermark != h.op.Watermark() {
 			h.t.Fatalf("result %v %v is %v at watermark %d, want %v at %d", r.Key, r.Window, r.Kind, r.Watermark, kind, h.op.Watermark())
 		}
@@ -174,6 +215,21 @@ func (h *harness) check(kind windows.Kind) {
 		}
 		h.nextRev[ref] = r.Revision + 1
 	}
+}
+
+// checkRetract checks a retract against the merge it came from: the window
+// was absorbed (purged) into the last updated one, it had emitted, and the
+// retract takes its next revision.
+func (h *harness) checkRetract(r windows.Result) {
+	ref := windows.Ref{Key: r.Key, Window: r.Window}
+	into := h.out.Updated[len(h.out.Updated)-1]
+	if !slices.Contains(h.out.Purged, ref) || r.MergedInto != into.Window || r.Values != nil || r.Watermark != h.op.Watermark() {
+		h.t.Fatalf("retract %+v does not name a window absorbed into %v (purged %v)", r, into.Window, h.out.Purged)
+	}
+	if next := h.nextRev[ref]; next == 0 || r.Revision != next {
+		h.t.Fatalf("retract of %s %v: revision %d, want %d (> 0)", r.Key, r.Window, r.Revision, next)
+	}
+	h.nextRev[ref] = r.Revision + 1
 }
 
 // restore replaces the operator with one restored from the persisted form

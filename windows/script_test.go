@@ -43,6 +43,10 @@ func run(t testing.TB, op *windows.Operator, steps []step) []string {
 func render(out *windows.Output) []string {
 	var lines []string
 	for _, r := range out.Results {
+		if r.Kind == windows.Retract {
+			lines = append(lines, fmt.Sprintf("retract %s %v r%d into %v wm=%d values=%v", r.Key, r.Window, r.Revision, r.MergedInto, r.Watermark, r.Values))
+			continue
+		}
 		var vals []string
 		for _, nv := range r.Values {
 			vals = append(vals, fmt.Sprintf("%s=%s", nv.Name, num(nv.Value)))
