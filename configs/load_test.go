@@ -153,8 +153,11 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 	if !reflect.DeepEqual(gotStream, wantStream) {
 		t.Errorf("stream defaults:\n got %+v\nwant %+v", gotStream, wantStream)
 	}
-	if w.Output != (Output{Topic: "edged/{device}/{window}/{key}", QoS: 1}) || w.Late != "upstream" || w.UpstreamResults {
-		t.Errorf("window defaults: output %+v, late %q, upstream_results %v", w.Output, w.Late, w.UpstreamResults)
+	if w.Output != (Output{Topic: "edged/{device}/{window}/{key}", QoS: 1}) || w.Late != "upstream" || w.UpstreamResults || w.Accumulation != "accumulating" {
+		t.Errorf("window defaults: output %+v, late %q, upstream_results %v, accumulation %q", w.Output, w.Late, w.UpstreamResults, w.Accumulation)
+	}
+	if w.Operator().Discarding {
+		t.Error("a window that sets no accumulation discards")
 	}
 	if _, ok := w.LateTopic(); ok {
 		t.Error("LateTopic reports a topic for late: upstream")

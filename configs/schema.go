@@ -117,6 +117,7 @@ func windowSchema(w *Window) binder {
 		field{"gap", duration(&w.Gap)},
 		field{"offset", duration(&w.Offset)},
 		field{"allowed_lateness", duration(&w.AllowedLateness)},
+		field{"accumulation", str(&w.Accumulation)},
 		field{"aggregates", strs(&w.Aggregates)},
 		field{"output", mapping(
 			field{"topic", str(&w.Output.Topic)},

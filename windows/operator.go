@@ -11,6 +11,12 @@ type OperatorConfig struct {
 	Assigner        Assigner
 	AllowedLateness int64 // ms a window's state outlives its end for late updates
 	Aggregates      *Aggregates
+	// Discarding empties a window's accumulator at every firing (Flink's
+	// PurgingTrigger over the event-time trigger): each result carries only
+	// what arrived since the window's previous firing. The window itself
+	// stays until cleanup, so a late record re-fires it with only itself,
+	// and a merge absorbs what the sessions hold, retracting nothing.
+	Discarding bool
 }
 
 // Operator is Flink's event-time WindowOperator for many keys. It keeps each
@@ -20,6 +26,7 @@ type OperatorConfig struct {
 type Operator struct {
 	asg      Assigner
 	lateness int64
+	discard  bool
 	aggs     *Aggregates
 	wm       int64
 	keys     map[string]*keyState
@@ -55,6 +62,7 @@ func NewOperator(cfg OperatorConfig) *Operator {
 	return &Operator{
 		asg:      cfg.Assigner,
 		lateness: max(cfg.AllowedLateness, 0),
+		discard:  cfg.Discarding,
 		aggs:     cfg.Aggregates,
 		wm:       watermark.Min,
 		keys:     map[string]*keyState{},
@@ -144,6 +152,9 @@ func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
 	})
 	ws.fires++
 	ws.emitted = true
+	if o.discard {
+		ws.acc = o.aggs.newAccumulator()
+	}
 }
 
 // Advance moves the watermark to wm (ignored unless it moves forward), fires

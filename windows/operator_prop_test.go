@@ -35,12 +35,15 @@ func drawAssigner(t *rapid.T) windows.Assigner {
 	}
 }
 
-// TestOperatorMatchesTheOracle drives the operator with random out-of-order
-// streams and a bounded-out-of-orderness watermark (maxTs - B - 1, advanced
-// every few records), restoring it from its own persisted state once midway.
-// Every result must equal the oracle over the records accepted so far, and
-// every record must be applied, late or dropped exactly as the reference
-// simulation says.
+// TestOperatorMatchesTheOracle drives the operator, accumulating or
+// discarding, with random out-of-order streams and a bounded-out-of-orderness
+// watermark (maxTs - B - 1, advanced every few records), restoring it from
+// its own persisted state once midway. Every result must equal the oracle
+// over the records accepted so far (discarding: those no earlier result of
+// the window carried), every record must be applied, late or dropped exactly
+// as the reference simulation says, and a downstream consumer must end with
+// the oracle's final windows: a table applying the consumer rule
+// (accumulating), or sums of deltas (discarding).
 func TestOperatorMatchesTheOracle(t *testing.T) {
 	aggs, err := windows.ParseAggregates(allAggregates)
 	if err != nil {
@@ -63,10 +66,12 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 			Fields:       streamFields,
 		}
 		restoreAt := rapid.IntRange(0, cfg.Events).Draw(t, "restore at")
+		discard := rapid.Bool().Draw(t, "discarding")
 		events := oracle.Generate(cfg)
 
-		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, nextRev: map[windows.Ref]int{}, sim: oracle.NewSim(asg, lateness), table: oracle.NewTable(),
-			op: windows.NewOperator(windows.OperatorConfig{Assigner: asg, AllowedLateness: lateness, Aggregates: aggs})}
+		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, discard: discard, nextRev: map[windows.Ref]int{},
+			sim: oracle.NewSim(asg, lateness), table: oracle.NewTable()}
+		h.op = windows.NewOperator(h.config())
 		maxTS := int64(math.MinInt64)
 		var applied, late, dropped int
 		for i, e := range events {
@@ -116,8 +121,24 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 		if applied+late+dropped != len(events) {
 			t.Fatalf("%d applied + %d late + %d dropped != %d records", applied, late, dropped, len(events))
 		}
-		h.checkTable()
+		if discard {
+			h.checkDeltas()
+		} else {
+			h.checkTable()
+		}
 	})
+}
+
+// checkDeltas holds discarding windows to theirs: a consumer summing the
+// counts of all results counts every record once per window it entered.
+func (h *harness) checkDeltas() {
+	want := 0
+	for _, members := range h.sim.Final() {
+		want += len(members)
+	}
+	if h.delivered != float64(want) {
+		h.t.Fatalf("the results' counts sum to %v, want %d", h.delivered, want)
+	}
 }
 
 // checkTable holds the consumer rule to its promise: the table that upserted
@@ -147,6 +168,7 @@ type harness struct {
 	asg      windows.Assigner
 	aggs     *windows.Aggregates
 	lateness int64
+	discard  bool
 	op       *windows.Operator
 	sim      *oracle.Sim
 	table    *oracle.Table // a downstream consumer of every result, across restarts
@@ -154,6 +176,12 @@ type harness struct {
 	// nextRev is each live window's next revision: its firings so far, or
 	// for a merged session the most of the windows it absorbed.
 	nextRev map[windows.Ref]int
+	// delivered sums the counts of all results (discarding: of all deltas).
+	delivered float64
+}
+
+func (h *harness) config() windows.OperatorConfig {
+	return windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs, Discarding: h.discard}
 }
 
 func (h *harness) advance(wm int64) {
@@ -204,6 +232,11 @@ func (h *harness) check(kind windows.Kind) {
 			h.t.Fatalf("result %v %v is %v at watermark %d, want %v at %d", r.Key, r.Window, r.Kind, r.Watermark, kind, h.op.Watermark())
 		}
 		want, ok := oracle.Compute(h.asg, h.aggs, h.sim.Members(ref))[ref]
+		if h.discard {
+			pending := h.sim.Pending(ref)
+			h.sim.Fired(ref)
+			want, ok = oracle.Values(h.aggs, pending), ok && len(pending) > 0
+		}
 		if !ok {
 			h.t.Fatalf("result for %s %v, which the oracle does not know (watermark %d)", r.Key, r.Window, h.op.Watermark())
 		}
@@ -214,6 +247,7 @@ func (h *harness) check(kind windows.Kind) {
 			h.t.Fatalf("%s %v: revision %d, want %d", r.Key, r.Window, r.Revision, next)
 		}
 		h.nextRev[ref] = r.Revision + 1
+		h.delivered += r.Values[0].Value // allAggregates starts with count
 	}
 }
 
@@ -235,7 +269,7 @@ func (h *harness) checkRetract(r windows.Result) {
 // restore replaces the operator with one restored from the persisted form
 // of every live window, as a restart would.
 func (h *harness) restore(keys int) {
-	fresh := windows.NewOperator(windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs})
+	fresh := windows.NewOperator(h.config())
 	var buf []byte
 	for k := range keys {
 		key := fmt.Sprintf("k%d", k)

@@ -368,3 +368,51 @@ func TestAddingToAnExistingWindowAllocatesNothing(t *testing.T) {
 		t.Errorf("OnRecord into six existing windows allocates %v times", allocs)
 	}
 }
+
+func TestDiscardingWindowsFireOnlyWhatArrivedSinceTheirLastFiring(t *testing.T) {
+	tests := []struct {
+		name  string
+		asg   windows.Assigner
+		steps []step
+		want  []string
+	}{{
+		name:  "a late record re-fires a discarded window with only itself, revisions as accumulating",
+		asg:   windows.Tumbling(10, 0),
+		steps: []step{rec("k", 1, 1), rec("k", 2, 2), wm(9), rec("k", 3, 4), rec("k", 4, 8), wm(40)},
+		want: []string{
+			"k@1 applied", "k@2 applied",
+			"fire k [0, 10) r0 on_time wm=9 count=2 sum_v=3",
+			"k@3 applied",
+			"fire k [0, 10) r1 late_update wm=9 count=1 sum_v=4",
+			"k@4 applied",
+			"fire k [0, 10) r2 late_update wm=9 count=1 sum_v=8",
+			"purge k [0, 10)",
+		},
+	}, {
+		name:  "a merge of discarded sessions holds only the bridging record and retracts nothing",
+		asg:   windows.Session(5),
+		steps: []step{rec("k", 1, 1), rec("k", 9, 2), wm(14), rec("k", 5, 4), wm(40)},
+		want: []string{
+			"k@1 applied", "k@9 applied",
+			"fire k [1, 6) r0 on_time wm=14 count=1 sum_v=1",
+			"fire k [9, 14) r0 on_time wm=14 count=1 sum_v=2",
+			"k@5 applied",
+			"fire k [1, 14) r1 late_update wm=14 count=1 sum_v=4",
+			"purge k [1, 6)", "purge k [9, 14)",
+			"purge k [1, 14)",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			aggs, err := windows.ParseAggregates([]string{"count", "sum(v)"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := windows.NewOperator(windows.OperatorConfig{Assigner: tc.asg, AllowedLateness: 20, Aggregates: aggs, Discarding: true})
+			got := run(t, op, tc.steps)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
+			}
+		})
+	}
+}

@@ -49,11 +49,12 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	// own end like a new one, but keeps counting revisions past every
 	// firing of the windows it absorbed. Absorbed windows that emitted under
 	// a start the merged window does not keep are retracted, so a
-	// downstream table does not count their records twice.
+	// downstream table does not count their records twice. (Discarding
+	// windows emitted deltas, which stay valid: nothing to retract.)
 	o.touched = append(o.touched[:0], ks.wins[lo:hi]...)
 	for _, ws := range o.touched {
 		out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
-		if ws.emitted && ws.w.Start != cover.Start {
+		if ws.emitted && ws.w.Start != cover.Start && !o.discard {
 			out.Results = append(out.Results, Result{Key: ks.key, Window: ws.w, Revision: ws.fires,
 				Kind: Retract, Watermark: o.wm, MergedInto: cover})
 		}

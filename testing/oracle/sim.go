@@ -20,7 +20,8 @@ type Sim struct {
 	sessions map[string][]*simSession // live sessions by key (merging assigners)
 	// final holds members by window: for sessions, those past cleanup;
 	// otherwise every window a record was accepted into.
-	final map[windows.Ref][]int
+	final   map[windows.Ref][]int
+	emitted map[emission]bool // contributions discarding windows already fired
 }
 
 type simSession struct {
@@ -30,7 +31,7 @@ type simSession struct {
 
 // NewSim returns a simulation at watermark math.MinInt64.
 func NewSim(asg windows.Assigner, allowedLateness int64) *Sim {
-	return &Sim{asg: asg, lateness: allowedLateness, wm: math.MinInt64, sessions: map[string][]*simSession{}, final: map[windows.Ref][]int{}}
+	return &Sim{asg: asg, lateness: allowedLateness, wm: math.MinInt64, sessions: map[string][]*simSession{}, final: map[windows.Ref][]int{}, emitted: map[emission]bool{}}
 }
 
 // Watermark returns the simulated watermark.
@@ -122,23 +123,13 @@ func (s *Sim) Accepted() []Event { return s.accepted }
 // arrival order: for sessions, the members of the live session ref names
 // (nil if there is none), else the accepted records of ref.Key inside it.
 func (s *Sim) Members(ref windows.Ref) []Event {
-	if s.asg.Merging() {
-		for _, ss := range s.sessions[ref.Key] {
-			if ss.w == ref.Window {
-				out := make([]Event, len(ss.members))
-				for i, m := range ss.members {
-					out[i] = s.accepted[m]
-				}
-				return out
-			}
-		}
+	idx := s.memberIdx(ref)
+	if idx == nil {
 		return nil
 	}
-	var out []Event
-	for _, e := range s.accepted {
-		if e.Key == ref.Key && e.TS >= ref.Window.Start && e.TS < ref.Window.End {
-			out = append(out, e)
-		}
+	out := make([]Event, len(idx))
+	for i, m := range idx {
+		out[i] = s.accepted[m]
 	}
 	return out
 }
