@@ -84,7 +84,7 @@ func (s *source) Receive(ctx actor.Context) {
 	case *MarkWatermark:
 		s.begin(m.At)
 		s.gen.Mark(m.Watermark, m.At)
-		s.emit(ctx, m.At)
+		s.emit(ctx, m.At, false)
 	case *Flush:
 		s.onFlush(ctx, m.Epoch)
 	}
@@ -136,7 +136,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 			s.reject(m, id, &lateRecord{Reason: reasonFuture, TS: r.TS, Key: r.Key, Watermark: s.gen.State().Watermark})
 			handedOff = true
 		case watermark.Reactivated:
-			s.emit(ctx, m.At) // the stream's keys must see it active before its record
+			s.emit(ctx, m.At, false) // the stream's keys must see it active before its record
 			fallthrough
 		default:
 			s.recordsIn.Inc()
@@ -145,7 +145,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	}
 	if r.HasWatermark {
 		s.gen.Mark(r.Watermark, m.At)
-		s.emit(ctx, m.At)
+		s.emit(ctx, m.At, false)
 	}
 	if !handedOff {
 		// A marker-only message, or a stream no window reads: its effect is the
@@ -220,7 +220,7 @@ func (s *source) onTick(ctx actor.Context, now int64) {
 		return
 	}
 	s.nextEmit = now + s.plan.interval
-	s.emit(ctx, now)
+	s.emit(ctx, now, true)
 }
 
 // messageID identifies a message by content, so a broker's redelivery after a crash

@@ -63,9 +63,17 @@ func (s *source) touch(b *boundKey) {
 	}
 }
 
-// emit sends the stream's status to its window actors if it changed.
-func (s *source) emit(ctx actor.Context, now int64) {
-	st, changed := s.gen.Tick(now)
+// emit sends the stream's status to its window actors if it changed. Only the
+// periodic emit runs the idleness check (Flink's periodic idleness probe);
+// emits for a reactivating record or a mark in between must not move it.
+func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
+	var st watermark.Status
+	var changed bool
+	if periodic {
+		st, changed = s.gen.Tick(now)
+	} else {
+		st, changed = s.gen.Peek(now)
+	}
 	if st.Watermark != watermark.Min {
 		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
 	}
