@@ -17,6 +17,10 @@ type OperatorConfig struct {
 	// stays until cleanup, so a late record re-fires it with only itself,
 	// and a merge absorbs what the sessions hold, retracting nothing.
 	Discarding bool
+	// Early is the processing-time interval (ms) of early firings; 0: none.
+	// The operator only tracks which windows changed since they last
+	// emitted; the caller calls FireEarly every Early ms.
+	Early int64
 }
 
 // Operator is Flink's event-time WindowOperator for many keys. It keeps each
@@ -27,6 +31,7 @@ type Operator struct {
 	asg      Assigner
 	lateness int64
 	discard  bool
+	early    bool
 	aggs     *Aggregates
 	wm       int64
 	keys     map[string]*keyState
@@ -34,6 +39,7 @@ type Operator struct {
 	seq      int64    // arrival number of the next applied record
 	assigned []Window // scratch for Assign
 	touched  []*windowState
+	changed  []earlyRef // windows that changed since they last emitted, for FireEarly
 }
 
 type keyState struct {
@@ -53,6 +59,12 @@ type windowState struct {
 	// revisions on from the windows it absorbed (fires > 0) yet may not
 	// have emitted under its own start yet.
 	emitted bool
+	// early: the window is on Operator.changed.
+	early bool
+	// drained: discarding, the window fired and nothing arrived since, so
+	// its on-time firing would be empty and is skipped (as in Flink, which
+	// emits nothing for a purged window's empty state).
+	drained bool
 	timer   int64
 	acc     accumulator
 }
@@ -63,6 +75,7 @@ func NewOperator(cfg OperatorConfig) *Operator {
 		asg:      cfg.Assigner,
 		lateness: max(cfg.AllowedLateness, 0),
 		discard:  cfg.Discarding,
+		early:    cfg.Early > 0,
 		aggs:     cfg.Aggregates,
 		wm:       watermark.Min,
 		keys:     map[string]*keyState{},
@@ -99,9 +112,12 @@ func (o *Operator) OnRecord(key string, r Record, out *Output) Verdict {
 			ws = o.newWindow(ks, w, o.aggs.newAccumulator())
 		}
 		ws.acc.add(o.aggs, &r, o.seq)
+		ws.drained = false
 		applied = true
 		if ws.fired {
 			o.fire(ks.key, ws, LateUpdate, out)
+		} else if o.early && !ws.early {
+			o.markChanged(ks.key, ws)
 		}
 		out.markUpdated(ks.key, w)
 	}
@@ -154,6 +170,7 @@ func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
 	ws.emitted = true
 	if o.discard {
 		ws.acc = o.aggs.newAccumulator()
+		ws.drained = true
 	}
 }
 
@@ -178,7 +195,9 @@ func (o *Operator) Advance(wm int64, out *Output) {
 		}
 		if !ws.fired {
 			ws.fired = true
-			o.fire(ks.key, ws, OnTime, out)
+			if !ws.drained {
+				o.fire(ks.key, ws, OnTime, out)
+			}
 			if c := ws.w.cleanupTime(o.lateness); c > wm {
 				ws.timer = c
 				o.timers.push(timer{time: c, key: ks.key, window: ws.w})

@@ -67,10 +67,11 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 		}
 		restoreAt := rapid.IntRange(0, cfg.Events).Draw(t, "restore at")
 		discard := rapid.Bool().Draw(t, "discarding")
+		early := rapid.Bool().Draw(t, "early firings")
 		events := oracle.Generate(cfg)
 
-		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, discard: discard, nextRev: map[windows.Ref]int{},
-			sim: oracle.NewSim(asg, lateness), table: oracle.NewTable()}
+		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, discard: discard, early: early, nextRev: map[windows.Ref]int{},
+			sim: oracle.NewSim(asg, lateness), table: oracle.NewTable(), changed: map[windows.Ref]bool{}, onTime: map[windows.Ref]bool{}}
 		h.op = windows.NewOperator(h.config())
 		maxTS := int64(math.MinInt64)
 		var applied, late, dropped int
@@ -89,6 +90,7 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 				applied++
 				h.merged()
 				h.check(windows.LateUpdate)
+				h.markChanged()
 				h.forgetAbsorbed()
 			case windows.LateOutput:
 				late++
@@ -110,6 +112,9 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 			maxTS = max(maxTS, e.TS)
 			if (i+1)%every == 0 {
 				h.advance(maxTS - bound - 1)
+			}
+			if early && rapid.IntRange(0, 3).Draw(t, "early now") == 0 {
+				h.fireEarly()
 			}
 		}
 		h.advance(math.MaxInt64)
@@ -169,6 +174,7 @@ type harness struct {
 	aggs     *windows.Aggregates
 	lateness int64
 	discard  bool
+	early    bool
 	op       *windows.Operator
 	sim      *oracle.Sim
 	table    *oracle.Table // a downstream consumer of every result, across restarts
@@ -178,10 +184,43 @@ type harness struct {
 	nextRev map[windows.Ref]int
 	// delivered sums the counts of all results (discarding: of all deltas).
 	delivered float64
+	// changed: live windows a record changed since they last emitted, which
+	// have not fired on time: exactly what the next FireEarly must emit.
+	changed map[windows.Ref]bool
+	onTime  map[windows.Ref]bool // live windows that fired on time (or late)
+}
+
+// fireEarly checks an early firing: every changed window, nothing else.
+func (h *harness) fireEarly() {
+	h.out.Reset()
+	h.op.FireEarly(&h.out)
+	h.check(windows.Early)
+	if len(h.changed) > 0 {
+		h.t.Fatalf("FireEarly left out changed windows %v", h.changed)
+	}
+	if len(h.out.Purged) > 0 || len(h.out.Late) > 0 {
+		h.t.Fatalf("FireEarly purged or rejected something: %+v", h.out)
+	}
+}
+
+// markChanged notes the windows an applied record changed without firing.
+func (h *harness) markChanged() {
+	if !h.early {
+		return
+	}
+	for _, u := range h.out.Updated {
+		if !h.onTime[u] && !slices.Contains(h.out.Purged, u) {
+			h.changed[u] = true
+		}
+	}
 }
 
 func (h *harness) config() windows.OperatorConfig {
-	return windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs, Discarding: h.discard}
+	cfg := windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs, Discarding: h.discard}
+	if h.early {
+		cfg.Early = 1
+	}
+	return cfg
 }
 
 func (h *harness) advance(wm int64) {
@@ -191,6 +230,8 @@ func (h *harness) advance(wm int64) {
 	h.sim.Advance(wm) // after check: the sim must still hold what just fired
 	for _, p := range h.out.Purged {
 		delete(h.nextRev, p)
+		delete(h.changed, p)
+		delete(h.onTime, p)
 	}
 }
 
@@ -214,6 +255,8 @@ func (h *harness) merged() {
 func (h *harness) forgetAbsorbed() {
 	for _, p := range h.out.Purged {
 		delete(h.nextRev, p)
+		delete(h.changed, p)
+		delete(h.onTime, p)
 	}
 }
 
@@ -248,6 +291,14 @@ func (h *harness) check(kind windows.Kind) {
 		}
 		h.nextRev[ref] = r.Revision + 1
 		h.delivered += r.Values[0].Value // allAggregates starts with count
+		if r.Kind == windows.Early {
+			if h.onTime[ref] || !h.changed[ref] {
+				h.t.Fatalf("early firing of %s %v, which fired on time (%v) or did not change (%v)", r.Key, r.Window, h.onTime[ref], h.changed[ref])
+			}
+		} else {
+			h.onTime[ref] = true
+		}
+		delete(h.changed, ref)
 	}
 }
 
@@ -286,4 +337,5 @@ func (h *harness) restore(keys int) {
 	}
 	fresh.SetWatermark(h.op.Watermark())
 	h.op = fresh
+	clear(h.changed) // early firings are processing-time state, not persisted
 }

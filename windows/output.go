@@ -13,6 +13,9 @@ const (
 	// a downstream table deletes its row. Values is nil and MergedInto
 	// names the session that now holds its records.
 	Retract
+	// Early: a processing-time early firing of a window that has not fired
+	// on time yet (Operator.FireEarly). Its revisions precede the on-time one.
+	Early
 )
 
 func (k Kind) String() string {
@@ -21,6 +24,8 @@ func (k Kind) String() string {
 		return "late_update"
 	case Retract:
 		return "retract"
+	case Early:
+		return "early"
 	}
 	return "on_time"
 }

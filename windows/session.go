@@ -76,9 +76,12 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 // addSession adds r to a session window, re-firing it if its end has passed.
 func (o *Operator) addSession(ks *keyState, ws *windowState, r *Record, out *Output) {
 	ws.acc.add(o.aggs, r, o.seq)
+	ws.drained = false
 	o.seq++
 	if ws.fired {
 		o.fire(ks.key, ws, LateUpdate, out)
+	} else if o.early && !ws.early {
+		o.markChanged(ks.key, ws)
 	}
 	out.markUpdated(ks.key, ws.w)
 }

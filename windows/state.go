@@ -14,9 +14,11 @@ const stateVersion = 1
 // merged session before its first firing); state written before the flag
 // existed lacks it, so such windows are taken to have emitted, and at worst
 // retract a row a consumer never saw.
+// flagDrained is windowState.drained: a discarding window emptied by a firing.
 const (
-	flagFired  = 1
-	flagSilent = 2
+	flagFired   = 1
+	flagSilent  = 2
+	flagDrained = 4
 )
 
 // AppendState appends the versioned encoding of one window's state
@@ -41,6 +43,9 @@ func (o *Operator) AppendState(dst []byte, key string, w Window) ([]byte, bool) 
 	if ws.fires > 0 && !ws.emitted {
 		flags |= flagSilent
 	}
+	if ws.drained {
+		flags |= flagDrained
+	}
 	dst = append(dst, flags)
 	return ws.acc.appendBinary(o.aggs, dst), true
 }
@@ -58,7 +63,7 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	}
 	fires := r.uvarint()
 	flags := r.byte()
-	if r.err == nil && (fires > 1<<31 || flags > flagFired|flagSilent) {
+	if r.err == nil && (fires > 1<<31 || flags > flagFired|flagSilent|flagDrained) {
 		r.fail(fmt.Errorf("revision %d or flags %#x out of range", fires, flags))
 	}
 	if r.err != nil {
@@ -75,7 +80,8 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	if ks.find(w) != nil {
 		return fmt.Errorf("restoring window %v of key %q: a window with that start is already restored", w, key)
 	}
-	ws := &windowState{w: w, fires: int(fires), fired: flags&flagFired != 0, emitted: fires > 0 && flags&flagSilent == 0, acc: acc}
+	ws := &windowState{w: w, fires: int(fires), fired: flags&flagFired != 0, emitted: fires > 0 && flags&flagSilent == 0,
+		drained: flags&flagDrained != 0, acc: acc}
 	ks.insert(ws)
 	o.schedule(key, ws)
 	o.seq = max(o.seq, acc.maxSeq()+1)
