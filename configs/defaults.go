@@ -51,6 +51,7 @@ import (
 //
 //	offset, allowed_lateness 0
 //	accumulation             accumulating
+//	early                    0 = no early firings
 //	output.topic             edged/{device}/{window}/{key}; "" = not published locally
 //	output.qos               1
 //	late                     upstream

@@ -102,7 +102,8 @@ type Window struct {
 	Gap             time.Duration
 	Offset          time.Duration
 	AllowedLateness time.Duration
-	Accumulation    string // "accumulating" or "discarding"
+	Accumulation    string        // "accumulating" or "discarding"
+	Early           time.Duration // processing-time interval of early firings; 0 = none
 	Aggregates      []string
 	Output          Output
 	Late            string // "upstream", "drop" or "topic:<mqtt topic>"

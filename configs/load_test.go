@@ -156,8 +156,8 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 	if w.Output != (Output{Topic: "edged/{device}/{window}/{key}", QoS: 1}) || w.Late != "upstream" || w.UpstreamResults || w.Accumulation != "accumulating" {
 		t.Errorf("window defaults: output %+v, late %q, upstream_results %v, accumulation %q", w.Output, w.Late, w.UpstreamResults, w.Accumulation)
 	}
-	if w.Operator().Discarding {
-		t.Error("a window that sets no accumulation discards")
+	if op := w.Operator(); op.Discarding || op.Early != 0 || w.Early != 0 {
+		t.Errorf("a window that sets no accumulation or early discards (%v) or fires early (%v)", op.Discarding, op.Early)
 	}
 	if _, ok := w.LateTopic(); ok {
 		t.Error("LateTopic reports a topic for late: upstream")

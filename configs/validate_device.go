@@ -121,6 +121,7 @@ func (d *Device) validateWindow(r *report, p string, w *Window) {
 	aggs := aggregates(r, join(p, "aggregates"), w.Aggregates)
 	ok = aggs != nil && ok
 	ok = r.oneOf(join(p, "accumulation"), w.Accumulation, Accumulating, Discarding) && ok
+	ok = r.eventTime(join(p, "early"), w.Early) && ok
 
 	if w.Output.Topic != "" {
 		r.template(join(p, "output.topic"), w.Output.Topic)
@@ -136,7 +137,7 @@ func (d *Device) validateWindow(r *report, p string, w *Window) {
 	}
 	if ok {
 		w.op = windows.OperatorConfig{Assigner: assigner, AllowedLateness: w.AllowedLateness.Milliseconds(), Aggregates: aggs,
-			Discarding: w.Accumulation == Discarding}
+			Discarding: w.Accumulation == Discarding, Early: w.Early.Milliseconds()}
 	}
 }
 
