@@ -174,7 +174,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	u := s.pending.spillUnit()
 	u.outbox = append(u.outbox, outboxPut{
 		queue: upstreamQueue(s.device),
-		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
+		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
 	})
 	if m.QoS > 0 {
 		u.marks = append(u.marks, markPut{key: s.topic, id: id})

@@ -27,6 +27,11 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 		Values: s.values(r.Values), Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
 	}
+	if s.env.traceWatermark != nil {
+		// The record carries the watermark it moved to the window actors, which may
+		// fire on it before the next periodic emit: the trace must show it first.
+		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: rec.Status, At: m.At})
+	}
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
 		id := keyID{wi, r.Key}

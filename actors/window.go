@@ -168,7 +168,7 @@ func (w *window) late(r *RecordDecoded) *unit {
 		u := w.pending.spillUnit()
 		u.outbox = append(u.outbox, outboxPut{
 			queue: resultsQueue(w.device),
-			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: appendLate(nil, w.lateRecord(r, &l))},
+			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: w.plan.cfg.Output.QoS, Payload: w.env.produced(appendLate(nil, w.lateRecord(r, &l)))},
 		})
 		return u
 	case w.env.late == nil:
@@ -180,7 +180,7 @@ func (w *window) late(r *RecordDecoded) *unit {
 		u := w.pending.spillUnit()
 		u.outbox = append(u.outbox, outboxPut{
 			queue: upstreamQueue(w.device),
-			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: appendLate(nil, w.lateRecord(r, &l))},
+			entry: outboxEntry{Topic: "late/" + r.Stream, QoS: 1, Payload: w.env.produced(appendLate(nil, w.lateRecord(r, &l)))},
 		})
 		return u
 	}
@@ -207,7 +207,7 @@ func (w *window) drain(now int64) {
 		default:
 			w.firings.Inc()
 		}
-		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)
+		payload := w.env.produced(appendResult(nil, w.device, w.plan.cfg.Name, res, now))
 		w.pending.main.outbox = append(w.pending.main.outbox, outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
