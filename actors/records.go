@@ -43,7 +43,7 @@ func appendResult(b []byte, device, window string, r *windows.Result, emittedAt 
 		}
 	}
 	b = append(b, `},"watermark":`...)
-	b = strconv.AppendInt(b, r.Watermark, 10)
+	b = appendWatermark(b, r.Watermark) // null before the first watermark (an early firing)
 	b = append(b, `,"emitted_at":`...)
 	b = strconv.AppendInt(b, emittedAt, 10)
 	return append(b, '}')

@@ -22,6 +22,11 @@ func TestResultRecordsRenderEveryKind(t *testing.T) {
 		name: "a retract carries null values and the session that absorbed the window",
 		res:  windows.Result{Key: "k", Window: w, Revision: 1, Kind: windows.Retract, Watermark: 14, MergedInto: windows.Window{Start: 1, End: 14}},
 		want: `{"device":"d","window":"s","key":"k","start":9,"end":14,"revision":1,"kind":"retract","values":null,"merged_into":{"start":1,"end":14},"watermark":14,"emitted_at":99}`,
+	}, {
+		name: "an early firing before the first watermark says null",
+		res: windows.Result{Key: "k", Window: w, Kind: windows.Early, Watermark: math.MinInt64,
+			Values: []windows.NamedValue{{Name: "count", Value: 1}}},
+		want: `{"device":"d","window":"s","key":"k","start":9,"end":14,"revision":0,"kind":"early","values":{"count":1},"watermark":null,"emitted_at":99}`,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
