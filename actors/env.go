@@ -20,6 +20,9 @@ type env struct {
 	dispatch actor.Dispatcher
 
 	traceWatermark func(device string, m *WatermarkEmitted) // replay --watermarks
+	// traceOutput is told of every result and late record as it is produced, before
+	// it is committed: replay writes its output in that order.
+	traceOutput func(payload []byte)
 	// intakeBlocked reports a full upstream outbox under policy block: QoS 0 messages
 	// are shed and QoS 1 acknowledgements withheld, so the broker stops sending.
 	intakeBlocked func() bool
@@ -32,6 +35,15 @@ type env struct {
 // props builds actor props that run on the environment's dispatcher: the default
 // goroutine dispatcher live, the synchronized one in replay.
 func (e *env) blocked() bool { return e.intakeBlocked != nil && e.intakeBlocked() }
+
+// produced reports a result or late record bound for the output (a local publish or
+// the late output) to the replay, if any, at the moment it happens.
+func (e *env) produced(payload []byte) []byte {
+	if e.traceOutput != nil {
+		e.traceOutput(payload)
+	}
+	return payload
+}
 
 func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
 	if e.dispatch != nil {

@@ -18,7 +18,7 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 		u := p.spillUnit()
 		u.addOutbox(outboxPut{
 			queue: resultsQueue(l.Device),
-			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: appendLate(nil, l)},
+			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: e.produced(appendLate(nil, l))},
 		})
 		return u
 	case e.late == nil:
@@ -30,7 +30,7 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 		u := p.spillUnit()
 		u.addOutbox(outboxPut{
 			queue: upstreamQueue(l.Device),
-			entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: appendLate(nil, l)},
+			entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: e.produced(appendLate(nil, l))},
 		})
 		return u
 	}

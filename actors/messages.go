@@ -58,6 +58,16 @@ type keyBound struct {
 	seq uint64 // the routeRecord answered; 0 when the pipeline introduces a key itself
 }
 
+// earlyWanted tells the pipeline that a window actor holds windows changed since
+// they last emitted, so it wants the next early firing of its window definition.
+type earlyWanted struct {
+	plan *windowPlan
+	key  string
+}
+
+// fireEarly is the early firing a window actor asked for, at processing time Now.
+type fireEarly struct{ Now int64 }
+
 // sourceRestarted asks the pipeline for every key the stream fed (keyBound each),
 // after the source lost its addresses to a restart.
 type sourceRestarted struct{ stream string }

@@ -56,7 +56,7 @@ func NewMetrics() *Metrics {
 		Watermark:      f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
 		WatermarkLag:   f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
 		Idle:           f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
-		Firings:        f.counters("edged_window_firings_total", "On-time window results.", "device", "window"),
+		Firings:        f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
 		Duplicates:     f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),

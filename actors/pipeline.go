@@ -37,6 +37,15 @@ type pipeline struct {
 
 	nextFlush      int64
 	nextSourceTick int64
+	early          []earlySchedule // by window definition, for those with early firings
+	now            int64           // processing time of the last tick
+}
+
+// earlySchedule is when a window definition fires early next and the window actors
+// waiting for it.
+type earlySchedule struct {
+	next int64
+	keys []*keyRef
 }
 
 // sourceHandle is a source actor as the router and the pipeline see it. The source
@@ -50,6 +59,7 @@ type keyRef struct {
 	id      keyID
 	pid     *actor.PID
 	touched bool
+	early   bool // waiting for its window definition's next early firing
 	streams map[string]struct{}
 }
 
@@ -93,7 +103,10 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	case *MarkWatermark:
 		p.onMark(ctx, m)
 	case *Tick:
+		p.fireEarly(ctx, m.Now) // first, so its results make this tick's flush
 		p.onTick(ctx, m)
+	case *earlyWanted:
+		p.onEarlyWanted(m)
 	case *FlushNow:
 		p.flush(ctx, m.Done)
 	}

@@ -25,17 +25,25 @@ func appendResult(b []byte, device, window string, r *windows.Result, emittedAt 
 	b = strconv.AppendInt(b, int64(r.Revision), 10)
 	b = append(b, `,"kind":"`...)
 	b = append(b, r.Kind.String()...)
-	b = append(b, `","values":{`...)
-	for i, v := range r.Values {
-		if i > 0 {
-			b = append(b, ',')
+	b = append(b, `","values":`...)
+	if r.Kind == windows.Retract {
+		b = append(b, `null,"merged_into":{"start":`...)
+		b = strconv.AppendInt(b, r.MergedInto.Start, 10)
+		b = append(b, `,"end":`...)
+		b = strconv.AppendInt(b, r.MergedInto.End, 10)
+	} else {
+		b = append(b, '{')
+		for i, v := range r.Values {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, v.Name)
+			b = append(b, ':')
+			b = appendFloat(b, v.Value)
 		}
-		b = appendString(b, v.Name)
-		b = append(b, ':')
-		b = appendFloat(b, v.Value)
 	}
 	b = append(b, `},"watermark":`...)
-	b = strconv.AppendInt(b, r.Watermark, 10)
+	b = appendWatermark(b, r.Watermark) // null before the first watermark (an early firing)
 	b = append(b, `,"emitted_at":`...)
 	b = strconv.AppendInt(b, emittedAt, 10)
 	return append(b, '}')

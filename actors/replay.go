@@ -15,6 +15,7 @@ import (
 
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
+	"github.com/edged/edged/watermark"
 )
 
 // ReplayOptions configure `edged replay`.
@@ -64,7 +65,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	}
 	defer store.Close()
 	out := bufio.NewWriterSize(o.Output, 1<<16)
-	w := &replayWriter{out: out, stats: &stats}
+	w := &replayWriter{order: newReplayOrder(out), stats: &stats, traced: map[[2]string]watermark.Status{}}
 	late := func(e *env) *actor.PID {
 		return e.system.Root.Spawn(e.props(func() actor.Actor { return w }))
 	}
@@ -79,6 +80,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	if o.Watermarks {
 		topo.env.traceWatermark = w.watermark
 	}
+	topo.env.traceOutput = w.order.produced
 	root := topo.system.Root
 	in := bufio.NewScanner(o.Input)
 	in.Buffer(make([]byte, 0, 1<<16), 16<<20)
@@ -163,19 +165,21 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	// The sink confirmed what that commit published; commit the confirmations too,
 	// or a later replay into the same --data dir would publish those results again.
 	topo.flushAll()
+	w.order.finish()
 	return stats, out.Flush()
 }
 
 // replayWriter is the sink's publisher and the late-record receiver of a replay.
 type replayWriter struct {
-	out   *bufio.Writer
-	stats *ReplayStats
+	order  *replayOrder
+	stats  *ReplayStats
+	traced map[[2]string]watermark.Status // last traced status by device and stream
 }
 
 func (w *replayWriter) Publish(_ string, _ byte, payload []byte, done func(error)) {
 	w.stats.Results++
-	w.out.Write(payload)
-	w.out.WriteByte('\n')
+	line := make([]byte, 0, len(payload)+1)
+	w.order.committed(payload, append(append(line, payload...), '\n'))
 	done(nil)
 }
 
@@ -192,14 +196,20 @@ func (w *replayWriter) Receive(ctx actor.Context) {
 			continue // results going upstream are already in the output
 		}
 		w.stats.Late++
-		w.out.WriteString(`{"late":`)
-		w.out.Write(withID(device, e.Seq, e.Payload))
-		w.out.WriteString("}\n")
+		line := append([]byte(`{"late":`), withID(device, e.Seq, e.Payload)...)
+		w.order.committed(e.Payload, append(line, "}\n"...))
 	}
 	ctx.Send(m.ReplyTo, &Delivered{Queue: m.Queue, Seqs: seqs})
 }
 
+// watermark writes a stream's status when it differs from the one last written:
+// records and periodic emits both report it.
 func (w *replayWriter) watermark(device string, m *WatermarkEmitted) {
+	id := [2]string{device, m.Stream}
+	if last, ok := w.traced[id]; ok && last == m.Status || !ok && m.Status == (watermark.Status{Watermark: watermark.Min}) {
+		return
+	}
+	w.traced[id] = m.Status
 	b := appendString([]byte(`{"watermark":{"device":`), device)
 	b = append(b, `,"stream":`...)
 	b = appendString(b, m.Stream)
@@ -209,5 +219,5 @@ func (w *replayWriter) watermark(device string, m *WatermarkEmitted) {
 	b = strconv.AppendBool(b, m.Status.Idle)
 	b = append(b, `,"at":`...)
 	b = strconv.AppendInt(b, m.At, 10)
-	w.out.Write(append(b, "}}\n"...))
+	w.order.now(append(b, "}}\n"...))
 }

@@ -84,7 +84,7 @@ func (s *source) Receive(ctx actor.Context) {
 	case *MarkWatermark:
 		s.begin(m.At)
 		s.gen.Mark(m.Watermark, m.At)
-		s.emit(ctx, m.At)
+		s.emit(ctx, m.At, false)
 	case *Flush:
 		s.onFlush(ctx, m.Epoch)
 	}
@@ -136,7 +136,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 			s.reject(m, id, &lateRecord{Reason: reasonFuture, TS: r.TS, Key: r.Key, Watermark: s.gen.State().Watermark})
 			handedOff = true
 		case watermark.Reactivated:
-			s.emit(ctx, m.At) // the stream's keys must see it active before its record
+			s.emit(ctx, m.At, false) // the stream's keys must see it active before its record
 			fallthrough
 		default:
 			s.recordsIn.Inc()
@@ -145,7 +145,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	}
 	if r.HasWatermark {
 		s.gen.Mark(r.Watermark, m.At)
-		s.emit(ctx, m.At)
+		s.emit(ctx, m.At, false)
 	}
 	if !handedOff {
 		// A marker-only message, or a stream no window reads: its effect is the
@@ -174,7 +174,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	u := s.pending.spillUnit()
 	u.addOutbox(outboxPut{
 		queue: upstreamQueue(s.device),
-		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: appendLate(nil, l)},
+		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
 	})
 	if m.QoS > 0 {
 		u.marks = append(u.marks, markPut{key: s.topic, id: id})
@@ -220,7 +220,7 @@ func (s *source) onTick(ctx actor.Context, now int64) {
 		return
 	}
 	s.nextEmit = now + s.plan.interval
-	s.emit(ctx, now)
+	s.emit(ctx, now, true)
 }
 
 // messageID identifies a message by content, so a broker's redelivery after a crash

@@ -27,6 +27,11 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 		Values: s.values(r.Values), Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
 	}
+	if s.env.traceWatermark != nil {
+		// The record carries the watermark it moved to the window actors, which may
+		// fire on it before the next periodic emit: the trace must show it first.
+		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: rec.Status, At: m.At})
+	}
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
 		id := keyID{wi, r.Key}
@@ -66,9 +71,17 @@ func (s *source) touch(b *boundKey) {
 	}
 }
 
-// emit sends the stream's status to its window actors if it changed.
-func (s *source) emit(ctx actor.Context, now int64) {
-	st, changed := s.gen.Tick(now)
+// emit sends the stream's status to its window actors if it changed. Only the
+// periodic emit runs the idleness check (Flink's periodic idleness probe);
+// emits for a reactivating record or a mark in between must not move it.
+func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
+	var st watermark.Status
+	var changed bool
+	if periodic {
+		st, changed = s.gen.Tick(now)
+	} else {
+		st, changed = s.gen.Peek(now)
+	}
 	if st.Watermark != watermark.Min {
 		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
 	}

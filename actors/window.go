@@ -36,7 +36,8 @@ type window struct {
 	gens       []generation        // QoS 1 ids applied in flushes not yet committed, oldest first
 	inputs     map[string]struct{} // streams that fed the key
 	defSaved   bool
-	stateSize  int // bytes of the largest window state encoded so far
+	stateSize  int  // bytes of the largest window state encoded so far
+	earlyAsked bool // an earlyWanted is out and its fireEarly has not come
 	pending    pendingUnits
 	restored   *persist.KeyState
 	reload     bool
@@ -82,6 +83,11 @@ func (w *window) Receive(ctx actor.Context) {
 		w.openGauge.Sub(float64(len(w.open)))
 	case *RecordDecoded:
 		w.onRecord(m)
+		w.wantEarly(ctx)
+	case *fireEarly:
+		w.earlyAsked = false
+		w.op.FireEarly(&w.out)
+		w.drain(m.Now)
 	case *WatermarkEmitted:
 		w.onWatermark(m)
 	case *Flush:
@@ -129,6 +135,16 @@ func (w *window) onRecord(r *RecordDecoded) {
 	w.maybeCloseUnit()
 }
 
+// wantEarly asks the pipeline, once per early firing, for the next one when a
+// record changed a window that has not fired yet: the pipeline then ticks only the
+// keys that changed, however many are open.
+func (w *window) wantEarly(ctx actor.Context) {
+	if !w.earlyAsked && w.op.EarlyPending() {
+		w.earlyAsked = true
+		ctx.Send(ctx.Parent(), &earlyWanted{plan: w.plan, key: w.key})
+	}
+}
+
 func (w *window) onWatermark(m *WatermarkEmitted) {
 	w.observe(m.Stream, m.Status, m.At)
 	w.maybeCloseUnit()
@@ -174,12 +190,14 @@ func (w *window) drain(now int64) {
 	w.fired = w.fired || len(w.out.Results) > 0 || len(w.out.Purged) > 0
 	for i := range w.out.Results {
 		res := &w.out.Results[i]
-		if res.Kind == windows.LateUpdate {
+		switch res.Kind {
+		case windows.LateUpdate:
 			w.lateUpdates.Inc()
-		} else {
+		case windows.Retract: // not a firing: the merged session's firing counts
+		default:
 			w.firings.Inc()
 		}
-		payload := appendResult(nil, w.device, w.plan.cfg.Name, res, now)
+		payload := w.env.produced(appendResult(nil, w.device, w.plan.cfg.Name, res, now))
 		w.pending.main.addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},

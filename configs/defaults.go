@@ -51,6 +51,8 @@ import (
 // Per window:
 //
 //	offset, allowed_lateness 0
+//	accumulation             accumulating
+//	early                    0 = no early firings
 //	output.topic             edged/{device}/{window}/{key}; "" = not published locally
 //	output.qos               1
 //	late                     upstream
@@ -91,6 +93,7 @@ const (
 	DefaultMaxFutureSkew   = time.Hour
 	DefaultOutputTopic     = "edged/{device}/{window}/{key}"
 	DefaultLate            = LateUpstream
+	DefaultAccumulation    = Accumulating
 	defaultClientIDPrefix  = "edged-"
 	defaultUpstreamSuffix  = "-upstream"
 	defaultTopicPrefixRoot = "edged/"
@@ -164,6 +167,7 @@ func applyDeviceDefaults(dev *Device) {
 		or(p, join(wp, "output.topic"), &w.Output.Topic, DefaultOutputTopic)
 		or(p, join(wp, "output.qos"), &w.Output.QoS, DefaultQoS)
 		or(p, join(wp, "late"), &w.Late, DefaultLate)
+		or(p, join(wp, "accumulation"), &w.Accumulation, DefaultAccumulation)
 	}
 }
 

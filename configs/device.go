@@ -102,6 +102,8 @@ type Window struct {
 	Gap             time.Duration
 	Offset          time.Duration
 	AllowedLateness time.Duration
+	Accumulation    string        // "accumulating" or "discarding"
+	Early           time.Duration // processing-time interval of early firings; 0 = none
 	Aggregates      []string
 	Output          Output
 	Late            string // "upstream", "drop" or "topic:<mqtt topic>"
@@ -125,6 +127,12 @@ type Output struct {
 	Topic string // template with {device}, {window}, {key}; "" = not published locally
 	QoS   byte
 }
+
+// How a window's firings relate (Window.Accumulation).
+const (
+	Accumulating = "accumulating" // each firing carries the whole window
+	Discarding   = "discarding"   // each firing carries what arrived since the previous one
+)
 
 // Where too-late records of a window go.
 const (

@@ -110,6 +110,16 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			want:   []string{"edged.yaml:1: limits.max_payload: \"64XB\" is not a size (write bytes, or a number with B, KB, MB, GB, KiB, MiB or GiB)"},
 		},
 		{
+			name:   "an unknown accumulation mode",
+			device: device("", "  - name: w\n    stream: s\n    type: tumbling\n    size: 5s\n    accumulation: purging\n    aggregates: [count]\n"),
+			want:   []string{`devices/d.yaml:11: windows[0].accumulation: "purging" is not one of: accumulating, discarding`},
+		},
+		{
+			name:   "a negative early interval",
+			device: device("", "  - name: w\n    stream: s\n    type: tumbling\n    size: 1h\n    early: -10s\n    aggregates: [count]\n"),
+			want:   []string{"devices/d.yaml:11: windows[0].early: must not be negative, got -10s"},
+		},
+		{
 			name:   "a negative duration",
 			device: device("", "  - name: w\n    stream: s\n    type: tumbling\n    size: 5s\n    allowed_lateness: -1s\n    aggregates: [count]\n"),
 			want:   []string{"devices/d.yaml:11: windows[0].allowed_lateness: must not be negative, got -1s"},

@@ -153,8 +153,11 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 	if !reflect.DeepEqual(gotStream, wantStream) {
 		t.Errorf("stream defaults:\n got %+v\nwant %+v", gotStream, wantStream)
 	}
-	if w.Output != (Output{Topic: "edged/{device}/{window}/{key}", QoS: 1}) || w.Late != "upstream" || w.UpstreamResults {
-		t.Errorf("window defaults: output %+v, late %q, upstream_results %v", w.Output, w.Late, w.UpstreamResults)
+	if w.Output != (Output{Topic: "edged/{device}/{window}/{key}", QoS: 1}) || w.Late != "upstream" || w.UpstreamResults || w.Accumulation != "accumulating" {
+		t.Errorf("window defaults: output %+v, late %q, upstream_results %v, accumulation %q", w.Output, w.Late, w.UpstreamResults, w.Accumulation)
+	}
+	if op := w.Operator(); op.Discarding || op.Early != 0 || w.Early != 0 {
+		t.Errorf("a window that sets no accumulation or early discards (%v) or fires early (%v)", op.Discarding, op.Early)
 	}
 	if _, ok := w.LateTopic(); ok {
 		t.Error("LateTopic reports a topic for late: upstream")

@@ -118,6 +118,8 @@ func windowSchema(w *Window) binder {
 		field{"gap", duration(&w.Gap)},
 		field{"offset", duration(&w.Offset)},
 		field{"allowed_lateness", duration(&w.AllowedLateness)},
+		field{"accumulation", str(&w.Accumulation)},
+		field{"early", duration(&w.Early)},
 		field{"aggregates", strs(&w.Aggregates)},
 		field{"output", mapping(
 			field{"topic", str(&w.Output.Topic)},

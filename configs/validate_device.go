@@ -120,6 +120,8 @@ func (d *Device) validateWindow(r *report, p string, w *Window) {
 	ok = r.eventTime(join(p, "allowed_lateness"), w.AllowedLateness) && ok
 	aggs := aggregates(r, join(p, "aggregates"), w.Aggregates)
 	ok = aggs != nil && ok
+	ok = r.oneOf(join(p, "accumulation"), w.Accumulation, Accumulating, Discarding) && ok
+	ok = r.eventTime(join(p, "early"), w.Early) && ok
 
 	if w.Output.Topic != "" {
 		r.template(join(p, "output.topic"), w.Output.Topic)
@@ -134,7 +136,8 @@ func (d *Device) validateWindow(r *report, p string, w *Window) {
 		r.oneOf(join(p, "late"), w.Late, LateUpstream, LateDrop, lateTopicPrefix+"<mqtt topic>")
 	}
 	if ok {
-		w.op = windows.OperatorConfig{Assigner: assigner, AllowedLateness: w.AllowedLateness.Milliseconds(), Aggregates: aggs}
+		w.op = windows.OperatorConfig{Assigner: assigner, AllowedLateness: w.AllowedLateness.Milliseconds(), Aggregates: aggs,
+			Discarding: w.Accumulation == Discarding, Early: w.Early.Milliseconds()}
 	}
 }
 

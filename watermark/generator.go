@@ -10,12 +10,20 @@ type Generator struct {
 	cfg   Config
 	bound int64 // B as applied; 0 unless Bounded
 
-	seen     bool
-	max      int64 // highest accepted event time
-	arrival  int64 // processing time of the last accepted record; the skew guard measures from it
-	idleFrom int64 // processing time the idle timer runs from: last accepted record or Restore
-	wm       int64
-	idle     bool
+	seen    bool
+	max     int64 // highest accepted event time
+	arrival int64 // processing time of the last accepted record; the skew guard measures from it
+	wm      int64
+	idle    bool
+
+	// Flink's IdlenessTimer: Tick is the periodic check. A check that
+	// finds a record since the previous one (active) stops the countdown;
+	// the first check that finds none starts it at its own time (quietFrom);
+	// a later check declares the stream idle when strictly more than the
+	// timeout has passed since then.
+	active    bool
+	counting  bool
+	quietFrom int64
 
 	// Advance mode extrapolates from base, the watermark the stream's own
 	// clock justified at processing time baseAt.
@@ -52,8 +60,8 @@ func (g *Generator) Observe(ts, now int64) Verdict {
 	if !g.seen || ts > g.max {
 		g.max = ts
 	}
-	g.seen = true
-	g.arrival, g.idleFrom, g.baseAt = now, now, now
+	g.seen, g.active = true, true
+	g.arrival, g.baseAt = now, now
 	if g.cfg.Strategy != Punctuated {
 		g.base = AddSat(g.max, -g.bound-1)
 		g.wm = max(g.wm, g.base)
@@ -102,18 +110,39 @@ func (g *Generator) Mark(wm, now int64) {
 	}
 }
 
-// Tick returns the status at processing time now, and whether it differs
-// (in watermark or idleness) from the status the previous Tick returned. The
-// first Tick compares with {Min, active}, so a generator that has seen
-// nothing reports no change.
+// Tick is the periodic check (every interval of processing time): it runs
+// the idleness countdown, then returns the status at now and whether it
+// differs (in watermark or idleness) from the status last returned. The
+// first Tick compares with {Min, active}.
 //
-// A stream becomes idle when no record was accepted for IdleTimeout. Idleness
-// needs a first record to measure from, and it is left only by Observe, so a
-// processing clock that jumps back cannot make the stream flap.
+// Idleness is Flink's WatermarksWithIdleness: the countdown starts at the
+// first check that saw no record since the previous check, and the stream is
+// idle at a check more than IdleTimeout after that, so a stream that never
+// had a record goes idle too. Both idle modes share the rule; Advance starts
+// extrapolating at the check that declares idleness. Idleness is left only by
+// Observe, so a processing clock that jumps back cannot make the stream flap.
 func (g *Generator) Tick(now int64) (Status, bool) {
-	if g.seen && !g.idle && g.cfg.IdleTimeout > 0 && elapsed(now, g.idleFrom) >= g.cfg.IdleTimeout {
-		g.idle = true
+	g.checkIdle(now)
+	return g.Peek(now)
+}
+
+func (g *Generator) checkIdle(now int64) {
+	if g.cfg.IdleTimeout > 0 && !g.idle {
+		switch {
+		case g.active:
+			g.active, g.counting = false, false
+		case !g.counting:
+			g.counting, g.quietFrom = true, now
+		case elapsed(now, g.quietFrom) > g.cfg.IdleTimeout:
+			g.idle = true
+		}
 	}
+}
+
+// Peek returns what Tick would without running the idleness check: the
+// status to emit between periodic checks (a record reactivated the stream, a
+// mark moved the watermark), which must not start or stop the countdown.
+func (g *Generator) Peek(now int64) (Status, bool) {
 	if g.idle && g.cfg.IdleMode == Advance && g.base != Min {
 		g.wm = max(g.wm, AddSat(g.base, elapsed(now, g.baseAt)))
 	}
@@ -131,11 +160,12 @@ func (g *Generator) State() GeneratorState {
 // Restore replaces the generator's state with s, read back after a restart
 // at processing time now.
 //
-// Idleness is measured from now, not from s.LastArrival: while edged was
-// down the broker queued the stream's messages, and the restart replays that
-// backlog; counting the downtime as idleness would extrapolate the watermark
-// over it and make the whole backlog late. For the same reason an idle
-// stream in Advance mode resumes extrapolating from s.Watermark at now.
+// The idleness countdown starts afresh at the first Tick, as Flink's does,
+// not from s.LastArrival: while edged was down the broker queued the
+// stream's messages, and the restart replays that backlog; counting the
+// downtime as idleness would extrapolate the watermark over it and make the
+// whole backlog late. For the same reason an idle stream in Advance mode
+// resumes extrapolating from s.Watermark at now.
 //
 // The skew guard, by contrast, keeps measuring from s.LastArrival: the
 // device's clock did run during the downtime, and a backlog with a gap in it
@@ -148,7 +178,7 @@ func (g *Generator) Restore(s GeneratorState, now int64) {
 	g.seen = s.Seen
 	g.max = s.Max
 	g.arrival = s.LastArrival
-	g.idleFrom = now
+	g.active, g.counting = false, false
 	g.wm = s.Watermark
 	g.idle = s.Idle
 	g.base, g.baseAt = s.Watermark, now

@@ -100,38 +100,63 @@ func TestGeneratorRules(t *testing.T) {
 			tick(0, 8_999, active, true),
 			tick(math.MaxInt64, 8_999, active, false),
 		}},
-		{"a stream is idle exactly when idle_timeout has passed since the last accepted record", hold, []step{
+		// Flink's WatermarksWithIdleness: a check that saw a record resets the
+		// countdown, the first check that saw none starts it, and a check
+		// strictly more than idle_timeout after that declares idleness.
+		{"a stream goes idle at the first check more than idle_timeout after the first quiet check", hold, []step{
 			observe(10_000, 0, Accepted),
-			tick(4_999, 8_999, active, true),
-			tick(5_000, 8_999, idle, true),
+			tick(0, 8_999, active, true),      // saw the record
+			tick(1_000, 8_999, active, false), // the countdown starts here
+			tick(6_000, 8_999, active, false), // exactly the timeout: not yet
+			tick(6_001, 8_999, idle, true),
 		}},
-		{"a stream with no record yet is never idle", hold, []step{
-			tick(1_000_000, Min, active, false),
+		{"a record between checks restarts the countdown at the next quiet check", hold, []step{
+			observe(10_000, 0, Accepted),
+			tick(0, 8_999, active, true),
+			tick(1_000, 8_999, active, false),
+			observe(9_000, 5_000, Accepted),
+			tick(5_500, 8_999, active, false),
+			tick(6_001, 8_999, active, false), // the countdown restarted at 6001
+			tick(11_001, 8_999, active, false),
+			tick(11_002, 8_999, idle, true),
+		}},
+		{"a stream that never had a record goes idle too", hold, []step{
+			tick(0, Min, active, false),
+			tick(5_000, Min, active, false),
+			tick(5_001, Min, idle, true),
+			observe(10_000, 6_000, Reactivated),
+			tick(6_000, 8_999, active, true),
 		}},
 		{"hold keeps an idle stream's watermark until the next record reactivates it", hold, []step{
 			observe(10_000, 0, Accepted),
-			tick(5_000, 8_999, idle, true),
+			tick(0, 8_999, active, true),
+			tick(1_000, 8_999, active, false),
+			tick(6_001, 8_999, idle, true),
 			tick(60_000, 8_999, idle, false),
 			observe(11_000, 60_500, Reactivated),
 			tick(60_500, 9_999, active, true),
-			tick(65_499, 9_999, active, false),
-			tick(65_500, 9_999, idle, true),
+			tick(61_000, 9_999, active, false),
+			tick(66_000, 9_999, active, false),
+			tick(66_001, 9_999, idle, true),
 		}},
 		{"advance extrapolates an idle stream by the processing time since its last record", advance, []step{
 			observe(10_000, 0, Accepted),
-			tick(4_000, 8_999, active, true),
-			tick(5_000, 13_999, idle, true), // 10000 + 5000 - 1000 - 1
+			tick(0, 8_999, active, true),
+			tick(1_000, 8_999, active, false),
+			tick(6_001, 15_000, idle, true), // 10000 + 6001 - 1000 - 1
 			tick(7_000, 15_999, idle, true),
 			tick(7_000, 15_999, idle, false),
 		}},
 		{"a record on an advanced idle stream reactivates it without moving the watermark back", advance, []step{
 			observe(10_000, 0, Accepted),
+			tick(0, 8_999, active, true),
+			tick(1_000, 8_999, active, false),
 			tick(7_000, 15_999, idle, true),
 			observe(12_000, 8_000, Reactivated), // base becomes 10999; the emitted 15999 stays
 			tick(8_000, 15_999, active, true),
-			tick(12_999, 15_999, active, false),
-			tick(13_000, 15_999, idle, true), // 12000 + 5000 - 1001 = 15999
-			tick(14_000, 16_999, idle, true),
+			tick(9_000, 15_999, active, false),
+			tick(14_000, 15_999, active, false),
+			tick(14_001, 17_000, idle, true), // 12000 + 6001 - 1001
 		}},
 		{"a record only reactivates a stream a tick reported idle", advance, []step{
 			observe(10_000, 0, Accepted),
@@ -140,24 +165,39 @@ func TestGeneratorRules(t *testing.T) {
 		}},
 		{"advance on a monotonous stream extrapolates max plus elapsed minus one", Config{Strategy: Monotonous, IdleTimeout: 5_000}, []step{
 			observe(10_000, 0, Accepted),
-			tick(5_000, 14_999, idle, true),
+			tick(0, 9_999, active, true),
+			tick(1_000, 9_999, active, false),
+			tick(6_001, 16_000, idle, true),
 		}},
 		{"advance on a punctuated stream extrapolates from the last mark and when it came", punct, []step{
 			observe(1_000, 0, Accepted),
 			mark(900, 100),
-			tick(4_999, 900, active, true),
-			tick(5_100, 5_900, idle, true), // 900 + (5100 - 100)
-			mark(5_000, 5_200),             // lower than what was extrapolated: kept, but it rebases
-			tick(6_200, 6_000, idle, true),
+			tick(100, 900, active, true),
+			tick(200, 900, active, false),
+			tick(5_200, 900, active, false),
+			tick(5_201, 6_001, idle, true), // 900 + (5201 - 100)
+			mark(5_000, 5_300),             // lower than what was extrapolated: kept, but it rebases
+			tick(6_400, 6_100, idle, true),
+		}},
+		{"a mark neither restarts nor stops the idleness countdown", punct, []step{
+			observe(1_000, 0, Accepted),
+			tick(0, Min, active, false),
+			tick(1_000, Min, active, false),
+			mark(900, 3_000),
+			tick(6_001, 3_901, idle, true), // 900 + (6001 - 3000)
 		}},
 		{"advance on a punctuated stream with no mark yet stays at Min", punct, []step{
 			observe(1_000, 0, Accepted),
+			tick(0, Min, active, false),
+			tick(1_000, Min, active, false),
 			tick(10_000, Min, idle, true),
 		}},
 		{"a processing clock that jumps back neither reactivates nor rewinds", advance, []step{
 			observe(10_000, 100_000, Accepted),
-			tick(106_000, 14_999, idle, true),
-			tick(50_000, 14_999, idle, false),
+			tick(100_000, 8_999, active, true),
+			tick(101_000, 8_999, active, false),
+			tick(106_001, 15_000, idle, true),
+			tick(50_000, 15_000, idle, false),
 		}},
 		{"the skew guard rejects a record more than max_future_skew ahead of the stream's clock", skew, []step{
 			observe(10_000, 0, Accepted),
@@ -194,22 +234,27 @@ func TestGeneratorRules(t *testing.T) {
 		}},
 		{"a rejected record does not count as an arrival for idleness", skewIdle, []step{
 			observe(10_000, 0, Accepted),
+			tick(0, 8_999, active, true),
+			tick(500, 8_999, active, false),
 			observe(99_999, 2_500, Future),
-			tick(3_000, 11_999, idle, true),
+			tick(3_501, 12_500, idle, true),
 		}},
 		{"a rejected record does not reactivate an idle stream", skewIdle, []step{
 			observe(10_000, 0, Accepted),
-			tick(3_000, 11_999, idle, true),
-			observe(99_999, 3_500, Future),
-			tick(3_500, 12_499, idle, true),
-			observe(13_000, 3_600, Reactivated),
-			tick(3_600, 12_499, active, true),
+			tick(0, 8_999, active, true),
+			tick(500, 8_999, active, false),
+			tick(3_501, 12_500, idle, true),
+			observe(99_999, 3_600, Future),
+			tick(3_600, 12_599, idle, true),
+			observe(13_000, 3_700, Reactivated),
+			tick(3_700, 12_599, active, true),
 		}},
 		{"timestamps near the int64 limits saturate instead of wrapping", Config{Strategy: Bounded, MaxOutOfOrderness: 5_000, IdleTimeout: 1}, []step{
 			observe(math.MinInt64+10, 0, Accepted),
 			tick(0, Min, active, false),
 			observe(math.MaxInt64-1_000, 0, Accepted),
 			tick(0, math.MaxInt64-6_001, active, true),
+			tick(1, math.MaxInt64-6_001, active, false),
 			tick(10_000, math.MaxInt64, idle, true),
 		}},
 		{"a restart re-emits the restored status", bounded, []step{
@@ -223,25 +268,29 @@ func TestGeneratorRules(t *testing.T) {
 			restart(100),
 			tick(100, Min, active, false),
 		}},
-		{"after a restart idleness is measured from the restart, not the last record", advance, []step{
+		{"after a restart the idleness countdown starts at the first check, not at the last record", advance, []step{
 			observe(10_000, 0, Accepted),
 			restart(100_000),
 			tick(100_000, 8_999, active, true),
-			tick(104_999, 8_999, active, false),
-			tick(105_000, 13_999, idle, true),
+			tick(105_000, 8_999, active, false),
+			tick(105_001, 14_000, idle, true), // from the restored 8999 at 100000
 		}},
 		{"an idle advancing stream resumes from its watermark after a restart, without the downtime", advance, []step{
 			observe(10_000, 0, Accepted),
-			tick(5_000, 13_999, idle, true),
+			tick(0, 8_999, active, true),
+			tick(1_000, 8_999, active, false),
+			tick(6_001, 15_000, idle, true),
 			restart(100_000),
-			tick(100_000, 13_999, idle, true),
-			tick(101_000, 14_999, idle, true),
+			tick(100_000, 15_000, idle, true),
+			tick(101_000, 16_000, idle, true),
 			observe(20_000, 101_500, Reactivated),
 			tick(101_500, 18_999, active, true),
 		}},
 		{"an idle holding stream stays idle and held after a restart", hold, []step{
 			observe(10_000, 0, Accepted),
-			tick(5_000, 8_999, idle, true),
+			tick(0, 8_999, active, true),
+			tick(1_000, 8_999, active, false),
+			tick(6_001, 8_999, idle, true),
 			restart(100_000),
 			tick(200_000, 8_999, idle, true),
 			observe(10_500, 200_001, Reactivated),
@@ -258,7 +307,7 @@ func TestGeneratorRules(t *testing.T) {
 			mark(900, 0),
 			restart(50_000),
 			tick(50_000, 900, active, true),
-			tick(55_000, 5_900, idle, true),
+			tick(55_001, 5_901, idle, true),
 		}},
 	}
 	for _, c := range cases {
@@ -282,8 +331,8 @@ func TestGeneratorStateReflectsWhatWasAccepted(t *testing.T) {
 			observe(10_000, 100, Accepted), observe(50_000, 200, Future),
 		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true}},
 		{"idleness and the extrapolated watermark are kept", []step{
-			observe(10_000, 100, Accepted), tick(5_100, 13_999, idle, true),
-		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 13_999, Seen: true, Idle: true}},
+			observe(10_000, 100, Accepted), tick(100, 8_999, active, true), tick(200, 8_999, active, false), tick(5_201, 14_100, idle, true),
+		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 14_100, Seen: true, Idle: true}},
 		{"a restart keeps the last arrival, which the skew guard measures from", []step{
 			observe(10_000, 100, Accepted), restart(9_000),
 		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true}},

@@ -1,7 +1,9 @@
 // Package windows is edged's event-time window core: assigners (tumbling,
 // sliding, session), incremental and mergeable aggregates with versioned
-// binary encodings, and the keyed window operator that fires, re-fires late
-// updates, purges and routes late records, following Flink's WindowOperator.
+// binary encodings, and the keyed window operator that fires (accumulating or
+// discarding, with optional early firings), re-fires late updates, retracts
+// session windows a merge absorbed, purges and routes late records, following
+// Flink's WindowOperator.
 //
 // The package is pure and deterministic: no goroutines, no logging, no clock.
 // Time arrives as event timestamps and watermarks (int64 milliseconds), and

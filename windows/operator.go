@@ -11,6 +11,16 @@ type OperatorConfig struct {
 	Assigner        Assigner
 	AllowedLateness int64 // ms a window's state outlives its end for late updates
 	Aggregates      *Aggregates
+	// Discarding empties a window's accumulator at every firing (Flink's
+	// PurgingTrigger over the event-time trigger): each result carries only
+	// what arrived since the window's previous firing. The window itself
+	// stays until cleanup, so a late record re-fires it with only itself,
+	// and a merge absorbs what the sessions hold, retracting nothing.
+	Discarding bool
+	// Early is the processing-time interval (ms) of early firings; 0: none.
+	// The operator only tracks which windows changed since they last
+	// emitted; the caller calls FireEarly every Early ms.
+	Early int64
 }
 
 // Operator is Flink's event-time WindowOperator for many keys. It keeps each
@@ -20,6 +30,8 @@ type OperatorConfig struct {
 type Operator struct {
 	asg      Assigner
 	lateness int64
+	discard  bool
+	early    bool
 	aggs     *Aggregates
 	wm       int64
 	keys     map[string]*keyState
@@ -27,6 +39,7 @@ type Operator struct {
 	seq      int64    // arrival number of the next applied record
 	assigned []Window // scratch for Assign
 	touched  []*windowState
+	changed  []earlyRef // windows that changed since they last emitted, for FireEarly
 }
 
 type keyState struct {
@@ -41,8 +54,19 @@ type windowState struct {
 	// fired: the watermark passed End-1 and the window fired for it; its
 	// timer is then the cleanup time, else End-1.
 	fired bool
-	timer int64
-	acc   accumulator
+	// emitted: some result went out under the window's current start, so a
+	// merge that moves the start must retract it. A merged session counts
+	// revisions on from the windows it absorbed (fires > 0) yet may not
+	// have emitted under its own start yet.
+	emitted bool
+	// early: the window is on Operator.changed.
+	early bool
+	// drained: discarding, the window fired and nothing arrived since, so
+	// its on-time firing would be empty and is skipped (as in Flink, which
+	// emits nothing for a purged window's empty state).
+	drained bool
+	timer   int64
+	acc     accumulator
 }
 
 // NewOperator returns an operator whose watermark is watermark.Min.
@@ -50,6 +74,8 @@ func NewOperator(cfg OperatorConfig) *Operator {
 	return &Operator{
 		asg:      cfg.Assigner,
 		lateness: max(cfg.AllowedLateness, 0),
+		discard:  cfg.Discarding,
+		early:    cfg.Early > 0,
 		aggs:     cfg.Aggregates,
 		wm:       watermark.Min,
 		keys:     map[string]*keyState{},
@@ -86,9 +112,12 @@ func (o *Operator) OnRecord(key string, r Record, out *Output) Verdict {
 			ws = o.newWindow(ks, w, o.aggs.newAccumulator())
 		}
 		ws.acc.add(o.aggs, &r, o.seq)
+		ws.drained = false
 		applied = true
 		if ws.fired {
 			o.fire(ks.key, ws, LateUpdate, out)
+		} else if o.early && !ws.early {
+			o.markChanged(ks.key, ws)
 		}
 		out.markUpdated(ks.key, w)
 	}
@@ -138,6 +167,11 @@ func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
 		Values:    ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))),
 	})
 	ws.fires++
+	ws.emitted = true
+	if o.discard {
+		ws.acc = o.aggs.newAccumulator()
+		ws.drained = true
+	}
 }
 
 // Advance moves the watermark to wm (ignored unless it moves forward), fires
@@ -161,7 +195,9 @@ func (o *Operator) Advance(wm int64, out *Output) {
 		}
 		if !ws.fired {
 			ws.fired = true
-			o.fire(ks.key, ws, OnTime, out)
+			if !ws.drained {
+				o.fire(ks.key, ws, OnTime, out)
+			}
 			if c := ws.w.cleanupTime(o.lateness); c > wm {
 				ws.timer = c
 				o.timers.push(timer{time: c, key: ks.key, window: ws.w})

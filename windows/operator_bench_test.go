@@ -91,3 +91,41 @@ func BenchmarkAdvanceTenDueWindows(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFireEarly: keys each hold an open window; per op, `changed` of
+// them get a record and one FireEarly emits them. The cost must follow the
+// changed windows, not the open ones.
+func BenchmarkFireEarly(b *testing.B) {
+	for _, keys := range []int{1_000, 10_000} {
+		for _, changed := range []int{10, keys} {
+			b.Run(fmt.Sprintf("keys=%d/changed=%d", keys, changed), func(b *testing.B) {
+				aggs, err := windows.ParseAggregates([]string{"count", "avg(temp)"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				op := windows.NewOperator(windows.OperatorConfig{Assigner: windows.Tumbling(1<<40, 0), Aggregates: aggs, Early: 10_000})
+				var out windows.Output
+				names := make([]string, keys)
+				vals := []windows.Value{windows.NumberValue(1)}
+				for k := range names {
+					names[k] = fmt.Sprintf("sensor-%d", k)
+					op.OnRecord(names[k], windows.Record{TS: 1, Values: vals}, &out)
+				}
+				op.FireEarly(&out)
+				out.Reset()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := range b.N {
+					for k := range changed {
+						op.OnRecord(names[(i*changed+k)%keys], windows.Record{TS: 2, Values: vals}, &out)
+					}
+					op.FireEarly(&out)
+					if len(out.Results) != changed {
+						b.Fatalf("%d results, want %d", len(out.Results), changed)
+					}
+					out.Reset()
+				}
+			})
+		}
+	}
+}

@@ -3,6 +3,7 @@ package windows_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -34,12 +35,15 @@ func drawAssigner(t *rapid.T) windows.Assigner {
 	}
 }
 
-// TestOperatorMatchesTheOracle drives the operator with random out-of-order
-// streams and a bounded-out-of-orderness watermark (maxTs - B - 1, advanced
-// every few records), restoring it from its own persisted state once midway.
-// Every result must equal the oracle over the records accepted so far, and
-// every record must be applied, late or dropped exactly as the reference
-// simulation says.
+// TestOperatorMatchesTheOracle drives the operator, accumulating or
+// discarding, with random out-of-order streams and a bounded-out-of-orderness
+// watermark (maxTs - B - 1, advanced every few records), restoring it from
+// its own persisted state once midway. Every result must equal the oracle
+// over the records accepted so far (discarding: those no earlier result of
+// the window carried), every record must be applied, late or dropped exactly
+// as the reference simulation says, and a downstream consumer must end with
+// the oracle's final windows: a table applying the consumer rule
+// (accumulating), or sums of deltas (discarding).
 func TestOperatorMatchesTheOracle(t *testing.T) {
 	aggs, err := windows.ParseAggregates(allAggregates)
 	if err != nil {
@@ -62,10 +66,13 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 			Fields:       streamFields,
 		}
 		restoreAt := rapid.IntRange(0, cfg.Events).Draw(t, "restore at")
+		discard := rapid.Bool().Draw(t, "discarding")
+		early := rapid.Bool().Draw(t, "early firings")
 		events := oracle.Generate(cfg)
 
-		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, nextRev: map[windows.Ref]int{}, sim: oracle.NewSim(asg, lateness),
-			op: windows.NewOperator(windows.OperatorConfig{Assigner: asg, AllowedLateness: lateness, Aggregates: aggs})}
+		h := &harness{t: t, asg: asg, aggs: aggs, lateness: lateness, discard: discard, early: early, nextRev: map[windows.Ref]int{},
+			sim: oracle.NewSim(asg, lateness), table: oracle.NewTable(), changed: map[windows.Ref]bool{}, onTime: map[windows.Ref]bool{}}
+		h.op = windows.NewOperator(h.config())
 		maxTS := int64(math.MinInt64)
 		var applied, late, dropped int
 		for i, e := range events {
@@ -83,6 +90,8 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 				applied++
 				h.merged()
 				h.check(windows.LateUpdate)
+				h.markChanged()
+				h.forgetAbsorbed()
 			case windows.LateOutput:
 				late++
 				if len(h.out.Late) != 1 || h.out.Late[0].TS != e.TS || h.out.Late[0].Key != e.Key {
@@ -104,6 +113,9 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 			if (i+1)%every == 0 {
 				h.advance(maxTS - bound - 1)
 			}
+			if early && rapid.IntRange(0, 3).Draw(t, "early now") == 0 {
+				h.fireEarly()
+			}
 		}
 		h.advance(math.MaxInt64)
 		for k := range cfg.Keys {
@@ -114,7 +126,46 @@ func TestOperatorMatchesTheOracle(t *testing.T) {
 		if applied+late+dropped != len(events) {
 			t.Fatalf("%d applied + %d late + %d dropped != %d records", applied, late, dropped, len(events))
 		}
+		if discard {
+			h.checkDeltas()
+		} else {
+			h.checkTable()
+		}
 	})
+}
+
+// checkDeltas holds discarding windows to theirs: a consumer summing the
+// counts of all results counts every record once per window it entered.
+func (h *harness) checkDeltas() {
+	want := 0
+	for _, members := range h.sim.Final() {
+		want += len(members)
+	}
+	if h.delivered != float64(want) {
+		h.t.Fatalf("the results' counts sum to %v, want %d", h.delivered, want)
+	}
+}
+
+// checkTable holds the consumer rule to its promise: the table that upserted
+// every result by (key, start), kept the highest revision and deleted on
+// retract holds exactly the oracle's final windows, each counted once.
+func (h *harness) checkTable() {
+	want := h.sim.Final()
+	got := h.table.Rows()
+	for ref, members := range want {
+		vals, ok := got[ref]
+		if !ok {
+			h.t.Fatalf("the table lacks %s %v (%d records); it holds %v", ref.Key, ref.Window, len(members), got)
+		}
+		if err := oracle.Equal(vals, oracle.Compute(h.asg, h.aggs, members)[ref], h.aggs); err != nil {
+			h.t.Fatalf("table row %s %v: %v", ref.Key, ref.Window, err)
+		}
+	}
+	for ref := range got {
+		if _, ok := want[ref]; !ok {
+			h.t.Fatalf("the table holds %s %v, which the oracle does not know", ref.Key, ref.Window)
+		}
+	}
 }
 
 type harness struct {
@@ -122,12 +173,54 @@ type harness struct {
 	asg      windows.Assigner
 	aggs     *windows.Aggregates
 	lateness int64
+	discard  bool
+	early    bool
 	op       *windows.Operator
 	sim      *oracle.Sim
+	table    *oracle.Table // a downstream consumer of every result, across restarts
 	out      windows.Output
 	// nextRev is each live window's next revision: its firings so far, or
 	// for a merged session the most of the windows it absorbed.
 	nextRev map[windows.Ref]int
+	// delivered sums the counts of all results (discarding: of all deltas).
+	delivered float64
+	// changed: live windows a record changed since they last emitted, which
+	// have not fired on time: exactly what the next FireEarly must emit.
+	changed map[windows.Ref]bool
+	onTime  map[windows.Ref]bool // live windows that fired on time (or late)
+}
+
+// fireEarly checks an early firing: every changed window, nothing else.
+func (h *harness) fireEarly() {
+	h.out.Reset()
+	h.op.FireEarly(&h.out)
+	h.check(windows.Early)
+	if len(h.changed) > 0 {
+		h.t.Fatalf("FireEarly left out changed windows %v", h.changed)
+	}
+	if len(h.out.Purged) > 0 || len(h.out.Late) > 0 {
+		h.t.Fatalf("FireEarly purged or rejected something: %+v", h.out)
+	}
+}
+
+// markChanged notes the windows an applied record changed without firing.
+func (h *harness) markChanged() {
+	if !h.early {
+		return
+	}
+	for _, u := range h.out.Updated {
+		if !h.onTime[u] && !slices.Contains(h.out.Purged, u) {
+			h.changed[u] = true
+		}
+	}
+}
+
+func (h *harness) config() windows.OperatorConfig {
+	cfg := windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs, Discarding: h.discard}
+	if h.early {
+		cfg.Early = 1
+	}
+	return cfg
 }
 
 func (h *harness) advance(wm int64) {
@@ -137,11 +230,14 @@ func (h *harness) advance(wm int64) {
 	h.sim.Advance(wm) // after check: the sim must still hold what just fired
 	for _, p := range h.out.Purged {
 		delete(h.nextRev, p)
+		delete(h.changed, p)
+		delete(h.onTime, p)
 	}
 }
 
 // merged carries revisions over a session merge: in an OnRecord output, the
-// purged windows were absorbed by the last updated one.
+// purged windows were absorbed by the last updated one, which continues
+// from the highest next revision among them.
 func (h *harness) merged() {
 	if len(h.out.Purged) == 0 {
 		return
@@ -150,19 +246,40 @@ func (h *harness) merged() {
 	next := 0
 	for _, p := range h.out.Purged {
 		next = max(next, h.nextRev[p])
-		delete(h.nextRev, p)
 	}
 	h.nextRev[into] = next
+}
+
+// forgetAbsorbed drops the revisions of windows a merge absorbed, once check
+// has seen their retracts.
+func (h *harness) forgetAbsorbed() {
+	for _, p := range h.out.Purged {
+		delete(h.nextRev, p)
+		delete(h.changed, p)
+		delete(h.onTime, p)
+	}
 }
 
 // check compares every result in h.out with the oracle.
 func (h *harness) check(kind windows.Kind) {
 	for _, r := range h.out.Results {
 		ref := windows.Ref{Key: r.Key, Window: r.Window}
+		if err := h.table.Apply(r); err != nil {
+			h.t.Fatalf("at watermark %d: %v", h.op.Watermark(), err)
+		}
+		if r.Kind == windows.Retract {
+			h.checkRetract(r)
+			continue
+		}
 		if r.Kind != kind || r.Watermark != h.op.Watermark() {
 			h.t.Fatalf("result %v %v is %v at watermark %d, want %v at %d", r.Key, r.Window, r.Kind, r.Watermark, kind, h.op.Watermark())
 		}
 		want, ok := oracle.Compute(h.asg, h.aggs, h.sim.Members(ref))[ref]
+		if h.discard {
+			pending := h.sim.Pending(ref)
+			h.sim.Fired(ref)
+			want, ok = oracle.Values(h.aggs, pending), ok && len(pending) > 0
+		}
 		if !ok {
 			h.t.Fatalf("result for %s %v, which the oracle does not know (watermark %d)", r.Key, r.Window, h.op.Watermark())
 		}
@@ -173,13 +290,37 @@ func (h *harness) check(kind windows.Kind) {
 			h.t.Fatalf("%s %v: revision %d, want %d", r.Key, r.Window, r.Revision, next)
 		}
 		h.nextRev[ref] = r.Revision + 1
+		h.delivered += r.Values[0].Value // allAggregates starts with count
+		if r.Kind == windows.Early {
+			if h.onTime[ref] || !h.changed[ref] {
+				h.t.Fatalf("early firing of %s %v, which fired on time (%v) or did not change (%v)", r.Key, r.Window, h.onTime[ref], h.changed[ref])
+			}
+		} else {
+			h.onTime[ref] = true
+		}
+		delete(h.changed, ref)
 	}
+}
+
+// checkRetract checks a retract against the merge it came from: the window
+// was absorbed (purged) into the last updated one, it had emitted, and the
+// retract takes its next revision.
+func (h *harness) checkRetract(r windows.Result) {
+	ref := windows.Ref{Key: r.Key, Window: r.Window}
+	into := h.out.Updated[len(h.out.Updated)-1]
+	if !slices.Contains(h.out.Purged, ref) || r.MergedInto != into.Window || r.Values != nil || r.Watermark != h.op.Watermark() {
+		h.t.Fatalf("retract %+v does not name a window absorbed into %v (purged %v)", r, into.Window, h.out.Purged)
+	}
+	if next := h.nextRev[ref]; next == 0 || r.Revision != next {
+		h.t.Fatalf("retract of %s %v: revision %d, want %d (> 0)", r.Key, r.Window, r.Revision, next)
+	}
+	h.nextRev[ref] = r.Revision + 1
 }
 
 // restore replaces the operator with one restored from the persisted form
 // of every live window, as a restart would.
 func (h *harness) restore(keys int) {
-	fresh := windows.NewOperator(windows.OperatorConfig{Assigner: h.asg, AllowedLateness: h.lateness, Aggregates: h.aggs})
+	fresh := windows.NewOperator(h.config())
 	var buf []byte
 	for k := range keys {
 		key := fmt.Sprintf("k%d", k)
@@ -196,4 +337,5 @@ func (h *harness) restore(keys int) {
 	}
 	fresh.SetWatermark(h.op.Watermark())
 	h.op = fresh
+	clear(h.changed) // early firings are processing-time state, not persisted
 }

@@ -159,6 +159,7 @@ func TestOperatorRules(t *testing.T) {
 			"k@9 applied",
 			"fire k [9, 14) r0 late_update wm=20 count=1 sum_v=4",
 			"k@8 applied",
+			"retract k [9, 14) r1 into [1, 14) wm=20 values=[]",
 			"fire k [1, 14) r1 late_update wm=20 count=4 sum_v=15",
 			"purge k [1, 8)", "purge k [9, 14)",
 			"purge k [1, 14)",
@@ -176,16 +177,68 @@ func TestOperatorRules(t *testing.T) {
 			"k@50 late_output", "late k@50 wm=150 missed=[[50, 60)]",
 		},
 	}, {
-		name:     "a record whose own window is past cleanup but touches a live session joins it",
+		name:     "a record whose own window is past cleanup but lies in a live session joins it",
+		asg:      windows.Session(10),
+		lateness: 0,
+		steps:    []step{rec("k", 130, 1), rec("k", 138, 2), rec("k", 146, 4), wm(145), rec("k", 132, 8), wm(155)},
+		want: []string{
+			"k@130 applied", "k@138 applied", "purge k [130, 140)", "k@146 applied", "purge k [130, 148)",
+			"k@132 applied",
+			"fire k [130, 156) r0 on_time wm=155 count=4 sum_v=15",
+			"purge k [130, 156)",
+		},
+	}, {
+		// Flink would merge it, but [130, 150) could then collide with a
+		// purged session that started at 130.
+		name:     "a record whose own window is past cleanup and would move a live session's start goes to the late output",
 		asg:      windows.Session(10),
 		lateness: 0,
 		steps:    []step{rec("k", 140, 1), wm(145), rec("k", 130, 2), wm(149)},
 		want: []string{
 			"k@140 applied",
-			"k@130 applied",
+			"k@130 late_output", "late k@130 wm=145 missed=[[130, 140)]",
+			"fire k [140, 150) r0 on_time wm=149 count=1 sum_v=1",
 			"purge k [140, 150)",
-			"fire k [130, 150) r0 on_time wm=149 count=2 sum_v=3",
-			"purge k [130, 150)",
+		},
+	}, {
+		name:     "a late record bridging two fired sessions retracts the absorbed one before the merged firing",
+		asg:      windows.Session(5),
+		lateness: 20,
+		steps:    []step{rec("k", 1, 1), rec("k", 9, 2), wm(14), rec("k", 5, 4), wm(40)},
+		want: []string{
+			"k@1 applied", "k@9 applied",
+			"fire k [1, 6) r0 on_time wm=14 count=1 sum_v=1",
+			"fire k [9, 14) r0 on_time wm=14 count=1 sum_v=2",
+			"k@5 applied",
+			"retract k [9, 14) r1 into [1, 14) wm=14 values=[]",
+			"fire k [1, 14) r1 late_update wm=14 count=3 sum_v=7",
+			"purge k [1, 6)", "purge k [9, 14)",
+			"purge k [1, 14)",
+		},
+	}, {
+		name:     "a record extending a fired session to an earlier start retracts it; the new start counts on",
+		asg:      windows.Session(5),
+		lateness: 20,
+		steps:    []step{rec("k", 10, 1), wm(14), rec("k", 6, 2), wm(40)},
+		want: []string{
+			"k@10 applied",
+			"fire k [10, 15) r0 on_time wm=14 count=1 sum_v=1",
+			"k@6 applied",
+			"retract k [10, 15) r1 into [6, 15) wm=14 values=[]",
+			"fire k [6, 15) r1 late_update wm=14 count=2 sum_v=3",
+			"purge k [10, 15)",
+			"purge k [6, 15)",
+		},
+	}, {
+		name:     "a merge absorbing sessions that never emitted retracts nothing",
+		asg:      windows.Session(5),
+		lateness: 20,
+		steps:    []step{rec("k", 1, 1), rec("k", 9, 2), rec("k", 5, 4), wm(20)},
+		want: []string{
+			"k@1 applied", "k@9 applied",
+			"k@5 applied",
+			"purge k [1, 6)", "purge k [9, 14)",
+			"fire k [1, 14) r0 on_time wm=20 count=3 sum_v=7",
 		},
 	}}
 	for _, tc := range tests {
@@ -313,5 +366,53 @@ func TestAddingToAnExistingWindowAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("OnRecord into six existing windows allocates %v times", allocs)
+	}
+}
+
+func TestDiscardingWindowsFireOnlyWhatArrivedSinceTheirLastFiring(t *testing.T) {
+	tests := []struct {
+		name  string
+		asg   windows.Assigner
+		steps []step
+		want  []string
+	}{{
+		name:  "a late record re-fires a discarded window with only itself, revisions as accumulating",
+		asg:   windows.Tumbling(10, 0),
+		steps: []step{rec("k", 1, 1), rec("k", 2, 2), wm(9), rec("k", 3, 4), rec("k", 4, 8), wm(40)},
+		want: []string{
+			"k@1 applied", "k@2 applied",
+			"fire k [0, 10) r0 on_time wm=9 count=2 sum_v=3",
+			"k@3 applied",
+			"fire k [0, 10) r1 late_update wm=9 count=1 sum_v=4",
+			"k@4 applied",
+			"fire k [0, 10) r2 late_update wm=9 count=1 sum_v=8",
+			"purge k [0, 10)",
+		},
+	}, {
+		name:  "a merge of discarded sessions holds only the bridging record and retracts nothing",
+		asg:   windows.Session(5),
+		steps: []step{rec("k", 1, 1), rec("k", 9, 2), wm(14), rec("k", 5, 4), wm(40)},
+		want: []string{
+			"k@1 applied", "k@9 applied",
+			"fire k [1, 6) r0 on_time wm=14 count=1 sum_v=1",
+			"fire k [9, 14) r0 on_time wm=14 count=1 sum_v=2",
+			"k@5 applied",
+			"fire k [1, 14) r1 late_update wm=14 count=1 sum_v=4",
+			"purge k [1, 6)", "purge k [9, 14)",
+			"purge k [1, 14)",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			aggs, err := windows.ParseAggregates([]string{"count", "sum(v)"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := windows.NewOperator(windows.OperatorConfig{Assigner: tc.asg, AllowedLateness: 20, Aggregates: aggs, Discarding: true})
+			got := run(t, op, tc.steps)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
+			}
+		})
 	}
 }

@@ -9,11 +9,23 @@ const (
 	// LateUpdate: a late record (within the allowed lateness) changed a
 	// window that had already fired, or created one whose end had passed.
 	LateUpdate
+	// Retract: a session merge absorbed a window that had already emitted;
+	// a downstream table deletes its row. Values is nil and MergedInto
+	// names the session that now holds its records.
+	Retract
+	// Early: a processing-time early firing of a window that has not fired
+	// on time yet (Operator.FireEarly). Its revisions precede the on-time one.
+	Early
 )
 
 func (k Kind) String() string {
-	if k == LateUpdate {
+	switch k {
+	case LateUpdate:
 		return "late_update"
+	case Retract:
+		return "retract"
+	case Early:
+		return "early"
 	}
 	return "on_time"
 }
@@ -26,15 +38,20 @@ type NamedValue struct {
 
 // Result is one firing of a window. Revision counts the window's earlier
 // firings (0 for the first), so downstream stores can upsert by
-// (window, key, start) and keep the highest revision. A merged session
-// continues from the most-fired window it absorbed.
+// (window, key, start), keep the highest revision and delete on Retract.
+// A merged session's next revision is the highest next revision among all
+// the windows it absorbed, whichever of them it kept the state of; an
+// absorbed window whose start differs from the merged one's and that has
+// emitted gets a Retract with its own next revision, ahead of the merged
+// window's results in the same Output.
 type Result struct {
-	Key       string
-	Window    Window
-	Revision  int
-	Kind      Kind
-	Watermark int64        // the operator's watermark when it fired
-	Values    []NamedValue // in Aggregates.Names() order
+	Key        string
+	Window     Window
+	Revision   int
+	Kind       Kind
+	Watermark  int64        // the operator's watermark when it fired
+	Values     []NamedValue // in Aggregates.Names() order; nil for Retract
+	MergedInto Window       // Retract only: the session that absorbed Window
 }
 
 // Late is a record whose windows were all past cleanup and whose event time

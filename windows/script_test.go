@@ -9,17 +9,19 @@ import (
 	"github.com/edged/edged/windows"
 )
 
-// step is one input of a scripted operator run: a record (key, ts, value)
-// or, when advance is set, a watermark.
+// step is one input of a scripted operator run: a record (key, ts, value),
+// a watermark (advance) or an early firing (early).
 type step struct {
 	key     string
 	ts      int64
 	v       float64
 	advance bool
+	early   bool
 }
 
 func rec(key string, ts int64, v float64) step { return step{key: key, ts: ts, v: v} }
 func wm(w int64) step                          { return step{ts: w, advance: true} }
+func early() step                              { return step{early: true} }
 
 // run drives an operator over steps and renders everything it produced as
 // lines, so table tests can state exact expectations.
@@ -29,9 +31,13 @@ func run(t testing.TB, op *windows.Operator, steps []step) []string {
 	var out windows.Output
 	for _, s := range steps {
 		out.Reset()
-		if s.advance {
+		switch {
+		case s.advance:
 			op.Advance(s.ts, &out)
-		} else {
+		case s.early:
+			op.FireEarly(&out)
+			lines = append(lines, "early")
+		default:
 			v := op.OnRecord(s.key, windows.Record{TS: s.ts, Values: []windows.Value{windows.NumberValue(s.v)}}, &out)
 			lines = append(lines, fmt.Sprintf("%s@%d %v", s.key, s.ts, v))
 		}
@@ -43,6 +49,10 @@ func run(t testing.TB, op *windows.Operator, steps []step) []string {
 func render(out *windows.Output) []string {
 	var lines []string
 	for _, r := range out.Results {
+		if r.Kind == windows.Retract {
+			lines = append(lines, fmt.Sprintf("retract %s %v r%d into %v wm=%d values=%v", r.Key, r.Window, r.Revision, r.MergedInto, r.Watermark, r.Values))
+			continue
+		}
 		var vals []string
 		for _, nv := range r.Values {
 			vals = append(vals, fmt.Sprintf("%s=%s", nv.Name, num(nv.Value)))

@@ -5,7 +5,8 @@ import "slices"
 // onSessionRecord handles a record under a merging assigner, as Flink's
 // MergingWindowSet does: the record's window [ts, ts+gap) merges with every
 // live window of the key it overlaps or touches. Lateness is judged on the
-// merged window, so a late record that bridges into a live session joins it.
+// merged window, so a late record that bridges into a live session joins it,
+// unless it would move that session's start earlier (see below).
 func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	nw := o.assigned[0]
 	ks := o.keys[key]
@@ -33,6 +34,12 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	}
 
 	first := ks.wins[lo]
+	if nw.Start < first.w.Start && nw.cleanupTime(o.lateness) <= o.wm {
+		// Flink would merge it, but the session would take a start that a
+		// purged session may have emitted under: two windows with one
+		// upsert key. A record past its own cleanup may only join.
+		return o.reject(key, r.TS, out)
+	}
 	cover := Window{Start: min(nw.Start, first.w.Start), End: max(nw.End, ks.wins[hi-1].w.End)}
 	if hi-lo == 1 && cover == first.w {
 		o.addSession(ks, first, r, out)
@@ -40,10 +47,17 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	}
 	// Merge into the first window's state; the merged window waits for its
 	// own end like a new one, but keeps counting revisions past every
-	// firing of the windows it absorbed.
+	// firing of the windows it absorbed. Absorbed windows that emitted under
+	// a start the merged window does not keep are retracted, so a
+	// downstream table does not count their records twice. (Discarding
+	// windows emitted deltas, which stay valid: nothing to retract.)
 	o.touched = append(o.touched[:0], ks.wins[lo:hi]...)
 	for _, ws := range o.touched {
 		out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
+		if ws.emitted && ws.w.Start != cover.Start && !o.discard {
+			out.Results = append(out.Results, Result{Key: ks.key, Window: ws.w, Revision: ws.fires,
+				Kind: Retract, Watermark: o.wm, MergedInto: cover})
+		}
 		if ws != first {
 			first.acc.merge(o.aggs, &ws.acc)
 			first.fires = max(first.fires, ws.fires)
@@ -51,6 +65,7 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	}
 	clear(o.touched)
 	ks.wins = slices.Delete(ks.wins, lo+1, hi)
+	first.emitted = first.emitted && first.w.Start == cover.Start
 	first.w = cover
 	first.fired = false
 	o.schedule(ks.key, first)
@@ -61,9 +76,12 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 // addSession adds r to a session window, re-firing it if its end has passed.
 func (o *Operator) addSession(ks *keyState, ws *windowState, r *Record, out *Output) {
 	ws.acc.add(o.aggs, r, o.seq)
+	ws.drained = false
 	o.seq++
 	if ws.fired {
 		o.fire(ks.key, ws, LateUpdate, out)
+	} else if o.early && !ws.early {
+		o.markChanged(ks.key, ws)
 	}
 	out.markUpdated(ks.key, ws.w)
 }

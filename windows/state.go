@@ -9,8 +9,20 @@ import (
 // stateVersion is the first byte of a window's persisted state.
 const stateVersion = 1
 
+// Flags of the persisted state. flagSilent is set for a window that counts
+// revisions (fires > 0) but emitted nothing under its current start (a
+// merged session before its first firing); state written before the flag
+// existed lacks it, so such windows are taken to have emitted, and at worst
+// retract a row a consumer never saw.
+// flagDrained is windowState.drained: a discarding window emptied by a firing.
+const (
+	flagFired   = 1
+	flagSilent  = 2
+	flagDrained = 4
+)
+
 // AppendState appends the versioned encoding of one window's state
-// (revision counter, fired flag, accumulator) to dst. It reports false, and
+// (revision counter, flags, accumulator) to dst. It reports false, and
 // appends nothing, if the window does not exist (it was purged or merged
 // away): the caller then deletes its persisted copy.
 func (o *Operator) AppendState(dst []byte, key string, w Window) ([]byte, bool) {
@@ -26,7 +38,13 @@ func (o *Operator) AppendState(dst []byte, key string, w Window) ([]byte, bool) 
 	dst = binary.AppendUvarint(dst, uint64(ws.fires))
 	var flags byte
 	if ws.fired {
-		flags = 1
+		flags |= flagFired
+	}
+	if ws.fires > 0 && !ws.emitted {
+		flags |= flagSilent
+	}
+	if ws.drained {
+		flags |= flagDrained
 	}
 	dst = append(dst, flags)
 	return ws.acc.appendBinary(o.aggs, dst), true
@@ -45,7 +63,7 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	}
 	fires := r.uvarint()
 	flags := r.byte()
-	if r.err == nil && (fires > 1<<31 || flags > 1) {
+	if r.err == nil && (fires > 1<<31 || flags > flagFired|flagSilent|flagDrained) {
 		r.fail(fmt.Errorf("revision %d or flags %#x out of range", fires, flags))
 	}
 	if r.err != nil {
@@ -62,7 +80,8 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	if ks.find(w) != nil {
 		return fmt.Errorf("restoring window %v of key %q: a window with that start is already restored", w, key)
 	}
-	ws := &windowState{w: w, fires: int(fires), fired: flags == 1, acc: acc}
+	ws := &windowState{w: w, fires: int(fires), fired: flags&flagFired != 0, emitted: fires > 0 && flags&flagSilent == 0,
+		drained: flags&flagDrained != 0, acc: acc}
 	ks.insert(ws)
 	o.schedule(key, ws)
 	o.seq = max(o.seq, acc.maxSeq()+1)

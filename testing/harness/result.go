@@ -7,16 +7,18 @@ import (
 
 // Result is the result record of DESIGN.md as a consumer decodes it.
 type Result struct {
-	Device    string              `json:"device"`
-	Window    string              `json:"window"`
-	Key       string              `json:"key"`
-	Start     int64               `json:"start"`
-	End       int64               `json:"end"`
-	Revision  int                 `json:"revision"`
-	Kind      string              `json:"kind"`
-	Values    map[string]*float64 `json:"values"`
-	Watermark int64               `json:"watermark"`
-	EmittedAt int64               `json:"emitted_at"`
+	Device   string              `json:"device"`
+	Window   string              `json:"window"`
+	Key      string              `json:"key"`
+	Start    int64               `json:"start"`
+	End      int64               `json:"end"`
+	Revision int                 `json:"revision"`
+	Kind     string              `json:"kind"`
+	Values   map[string]*float64 `json:"values"`
+	// MergedInto is set on a retract: the session that absorbed this one.
+	MergedInto *struct{ Start, End int64 } `json:"merged_into,omitempty"`
+	Watermark  int64                       `json:"watermark"`
+	EmittedAt  int64                       `json:"emitted_at"`
 }
 
 // ID is the upsert key a downstream store uses for a result.
@@ -37,13 +39,18 @@ func ParseResult(b []byte) (Result, error) {
 	return r, nil
 }
 
-// Latest keeps, for every window, the result with the highest revision: what an
-// upserting store holds at the end.
+// Latest applies the README's consumer rule: upsert by ID keeping the highest
+// revision, delete on a retract. It returns what such a store holds at the end.
 func Latest(rs []Result) map[ID]Result {
 	out := map[ID]Result{}
 	for _, r := range rs {
 		if cur, ok := out[r.ID()]; !ok || r.Revision > cur.Revision {
 			out[r.ID()] = r
+		}
+	}
+	for id, r := range out {
+		if r.Kind == "retract" {
+			delete(out, id)
 		}
 	}
 	return out

@@ -1,0 +1,65 @@
+package oracle
+
+import (
+	"fmt"
+
+	"github.com/edged/edged/windows"
+)
+
+// Table is the downstream store of the README's consumer rule, for one
+// window definition of one device: it upserts results by (key, start),
+// keeping the highest revision, and deletes the row on a retract. Its rows
+// at the end must equal the oracle's final windows (Sim.Final), whatever
+// merges, late updates and restarts happened on the way.
+type Table struct {
+	rows map[tableID]*tableRow
+}
+
+type tableID struct {
+	key   string
+	start int64
+}
+
+type tableRow struct {
+	rev     int
+	end     int64
+	values  []windows.NamedValue
+	deleted bool // a retract's tombstone: the start must never come back
+}
+
+// NewTable returns an empty table.
+func NewTable() *Table { return &Table{rows: map[tableID]*tableRow{}} }
+
+// Apply applies one result. edged emits each (key, start)'s results in
+// revision order, so Apply reports a revision that does not exceed the
+// row's, a retract of a row never written, and any result for a start
+// already retracted.
+func (t *Table) Apply(r windows.Result) error {
+	id := tableID{key: r.Key, start: r.Window.Start}
+	row := t.rows[id]
+	switch {
+	case row != nil && row.deleted:
+		return fmt.Errorf("%s %v revision %d %v: the start was retracted at revision %d", r.Key, r.Window, r.Revision, r.Kind, row.rev)
+	case row != nil && r.Revision <= row.rev:
+		return fmt.Errorf("%s %v revision %d %v does not exceed the stored revision %d", r.Key, r.Window, r.Revision, r.Kind, row.rev)
+	case row == nil && r.Kind == windows.Retract:
+		return fmt.Errorf("%s %v revision %d: a retract of a row never written", r.Key, r.Window, r.Revision)
+	}
+	if row == nil {
+		row = &tableRow{}
+		t.rows[id] = row
+	}
+	row.rev, row.end, row.values, row.deleted = r.Revision, r.Window.End, r.Values, r.Kind == windows.Retract
+	return nil
+}
+
+// Rows returns the live rows by window.
+func (t *Table) Rows() map[windows.Ref][]windows.NamedValue {
+	out := map[windows.Ref][]windows.NamedValue{}
+	for id, row := range t.rows {
+		if !row.deleted {
+			out[windows.Ref{Key: id.key, Window: windows.Window{Start: id.start, End: row.end}}] = row.values
+		}
+	}
+	return out
+}
