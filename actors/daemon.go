@@ -37,6 +37,7 @@ type Daemon struct {
 	upstream *upstreamLink
 
 	stopTicks chan struct{}
+	ticksOff  sync.Once
 	ticks     sync.WaitGroup
 	stopOnce  sync.Once
 	stopErr   error
@@ -88,13 +89,16 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	if err := d.serveHTTP(); err != nil {
 		return nil, err
 	}
+	// Commits run before the connection is up: a persistent session's backlog
+	// arrives before the SUBACK, and intake holds the client's reader once
+	// limits.max_inflight messages wait for a commit (results wait for the client).
+	d.ticks.Add(1)
+	go d.tickLoop()
 	d.client, err = d.connect(ctx, brokerURL)
 	if err != nil {
 		return nil, err
 	}
 	pub.client.Store(d.client)
-	d.ticks.Add(1)
-	go d.tickLoop()
 	log.Info("edged running", "devices", len(cfg.Devices), "broker", d.broker, "data_dir", cfg.DataDir, "http", d.httpAddr)
 	return d, nil
 }
@@ -168,8 +172,7 @@ func (d *Daemon) Stop(timeout time.Duration) error {
 func (d *Daemon) stop(timeout time.Duration) error {
 	deadline := time.After(timeout)
 	d.topo.router.closing.Store(true)
-	close(d.stopTicks)
-	d.ticks.Wait()
+	d.stopTicking()
 	err := d.waitAll(d.topo.flushAll(), deadline, "every device committed")
 	// Results of that last commit are being published: wait for the broker's
 	// answers, then commit the deliveries, or a restart would publish them twice.
@@ -220,7 +223,17 @@ func (d *Daemon) waitAll(dones []chan struct{}, deadline <-chan time.Time, what 
 	return nil
 }
 
+// stopTicking stops processing time (watermark ticks, commits) and waits for the
+// last tick to end.
+func (d *Daemon) stopTicking() {
+	d.ticksOff.Do(func() {
+		close(d.stopTicks)
+		d.ticks.Wait()
+	})
+}
+
 func (d *Daemon) close() {
+	d.stopTicking()
 	if d.client != nil {
 		d.client.Close(time.Second)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -73,4 +74,36 @@ func TestEdgedWaitsForABrokerThatIsDownAtStartup(t *testing.T) {
 	if code := stopped(cmd, done); code != 0 {
 		t.Fatalf("SIGINT while running: exit %d, want 0", code)
 	}
+}
+
+// A persistent session's backlog arrives right after CONNACK, before the SUBACK that
+// start waits for. With more of it than limits.max_inflight, intake holds the client's
+// reader until a commit frees room, so commits must already run then, or the SUBACK is
+// never read and start fails.
+func TestABacklogBeyondMaxInflightAtStart(t *testing.T) {
+	mq := broker.Start(t)
+	p := fmt.Sprintf("pl-backlog-%d", time.Now().UnixNano())
+	dir := t.TempDir()
+	daemon := daemonYAML("process", mq.URL(), p) + fmt.Sprintf("data_dir: %s\nlimits: {max_inflight: 10}\n", dir)
+	path := harness.WriteConfig(t, daemon, map[string]string{"d.yaml": tumblingDevice{
+		device: "d", stream: "s", topic: p + "/+/data", qos: 1,
+		watermark:  "{strategy: bounded, max_out_of_orderness: 0s, idle_timeout: 0s}",
+		aggregates: "[count]", output: p + "/out/{key}",
+	}.yaml()})
+	first := harness.Start(t, path) // subscribes in a persistent session
+	if err := first.Stop(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	const backlog = 500
+	pub := plPublish(t, mq.URL())
+	for n := range backlog {
+		pub.send(p+"/a/data", fmt.Appendf(nil, `{"ts":%d,"temp":1}`, 1733140800000+int64(n)*10))
+	}
+	pub.flush()
+
+	e := harness.Start(t, path) // fails on a blocked SUBACK
+	harness.Eventually(t, 30*time.Second, "the whole backlog taken in", func() bool {
+		return plMetric(t, e, "edged_records_in_total", nil) >= backlog
+	})
 }
