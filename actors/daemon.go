@@ -35,6 +35,7 @@ type Daemon struct {
 	http     *http.Server
 	httpAddr string
 	upstream *upstreamLink
+	status   *statusSampler // nil without http.listen
 
 	stopTicks chan struct{}
 	ticks     sync.WaitGroup
@@ -95,6 +96,10 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	pub.client.Store(d.client)
 	d.ticks.Add(1)
 	go d.tickLoop()
+	if d.status != nil {
+		d.ticks.Add(1)
+		go d.statusLoop(d.status)
+	}
 	log.Info("edged running", "devices", len(cfg.Devices), "broker", d.broker, "data_dir", cfg.DataDir, "http", d.httpAddr)
 	return d, nil
 }
@@ -292,6 +297,8 @@ func (d *Daemon) serveHTTP() error {
 	d.httpAddr = ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
+	d.status = d.newStatusSampler()
+	mux.Handle("/status", serveStatus(d.status))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		ok, status := d.Health()
 		if !ok {

@@ -17,6 +17,8 @@ type Metrics struct {
 	Watermark      *prometheus.GaugeVec   // device, stream
 	WatermarkLag   *prometheus.GaugeVec   // device, stream
 	Idle           *prometheus.GaugeVec   // device, stream
+	MaxEventTime   *prometheus.GaugeVec   // device, stream
+	LastArrival    *prometheus.GaugeVec   // device, stream
 	Firings        *prometheus.CounterVec // device, window
 	LateUpdates    *prometheus.CounterVec // device, window
 	OpenWindows    *prometheus.GaugeVec   // device, window
@@ -56,6 +58,8 @@ func NewMetrics() *Metrics {
 		Watermark:      f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
 		WatermarkLag:   f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
 		Idle:           f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
+		MaxEventTime:   f.gauges("edged_stream_max_event_time_seconds", "Highest accepted event time of a stream (seconds since the epoch).", "device", "stream"),
+		LastArrival:    f.gauges("edged_stream_last_arrival_seconds", "Processing time of a stream's last accepted record (seconds since the epoch).", "device", "stream"),
 		Firings:        f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
