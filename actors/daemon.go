@@ -299,6 +299,7 @@ func (d *Daemon) serveHTTP() error {
 	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
 	d.status = d.newStatusSampler()
 	mux.Handle("/status", serveStatus(d.status))
+	mux.HandleFunc("/", servePage)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		ok, status := d.Health()
 		if !ok {

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	_ "embed"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -35,6 +36,26 @@ func (d *Daemon) statusLoop(s *statusSampler) {
 			s.sample(now)
 		}
 	}
+}
+
+// statusPage is the page at /: one self-contained file that only reads /status.
+//
+//go:embed status.html
+var statusPage []byte
+
+// servePage answers GET / with the status page, and 404 for any other path the
+// mux sends here.
+func servePage(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "the status page is read-only: GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(statusPage)
 }
 
 // serveStatus answers GET /status with the last sample. Read-only.

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -72,5 +73,18 @@ func BenchmarkStatus10kStreams(b *testing.B) {
 	for i := range b.N {
 		s.sample(now.Add(time.Duration(i) * statusEvery))
 		_ = s.snapshot(statusTopN)
+	}
+}
+
+func TestStatusPageIsReadOnly(t *testing.T) {
+	for _, c := range []struct {
+		method, path string
+		code         int
+	}{{"GET", "/", 200}, {"POST", "/", 405}, {"GET", "/nope", 404}} {
+		w := httptest.NewRecorder()
+		servePage(w, httptest.NewRequest(c.method, c.path, nil))
+		if w.Code != c.code {
+			t.Errorf("%s %s: %d, want %d", c.method, c.path, w.Code, c.code)
+		}
 	}
 }
