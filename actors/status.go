@@ -41,15 +41,15 @@ type StreamStatus struct {
 
 // WindowStatus is one window definition of one device.
 type WindowStatus struct {
-	Device             string  `json:"device"`
-	Window             string  `json:"window"`
-	Open               int64   `json:"open_windows"`
-	Firings            int64   `json:"firings"`
-	LateUpdates        int64   `json:"late_updates"`
-	FiringsPerMin      float64 `json:"firings_per_min"`
-	LateUpdatesPerMin  float64 `json:"late_updates_per_min"`
-	MaxKeysPerWindow   int     `json:"max_keys_per_window,omitempty"`
-	KeysRefusedByLimit int64   `json:"keys_refused,omitempty"`
+	Device            string  `json:"device"`
+	Window            string  `json:"window"`
+	Open              int64   `json:"open_windows"`
+	Firings           int64   `json:"firings"`
+	LateUpdates       int64   `json:"late_updates"`
+	FiringsPerMin     float64 `json:"firings_per_min"`
+	LateUpdatesPerMin float64 `json:"late_updates_per_min"`
+	Keys              int64   `json:"keys"`
+	MaxKeysPerWindow  int     `json:"max_keys_per_window,omitempty"`
 }
 
 // UpstreamStatus is the link to the cloud broker and its outbox.
@@ -254,6 +254,8 @@ func (s *statusSampler) build(now int64) (*Status, *sample) {
 				w := window(m)
 				w.LateUpdates = int64(c)
 				cur.updates[w.Device+"/"+w.Window] = c
+			case "edged_window_keys":
+				window(m).Keys = int64(g)
 			case "edged_open_windows":
 				window(m).Open = int64(g)
 			case "edged_outbox_records":

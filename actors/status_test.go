@@ -16,6 +16,7 @@ func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	m.Idle.WithLabelValues("d", "s/2").Set(1)
 	m.Late.WithLabelValues("d", "s/1", "late").Add(2)
 	m.Firings.WithLabelValues("d", "w").Add(3)
+	m.Keys.WithLabelValues("d", "w").Set(4)
 	m.LastArrival.WithLabelValues("d", "s/1").Set(float64(t0.UnixMilli()-500) / 1000)
 	s.sample(t0)
 	m.RecordsIn.WithLabelValues("d", "s/1").Add(20)
@@ -33,7 +34,7 @@ func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	if !s2.Idle || s2.Since != t0.UnixMilli() {
 		t.Errorf("s/2 should be idle since the first sample: %+v", s2)
 	}
-	if len(st.Windows) != 1 || st.Windows[0].FiringsPerMin != 60 || st.Windows[0].MaxKeysPerWindow != 100 {
+	if len(st.Windows) != 1 || st.Windows[0].FiringsPerMin != 60 || st.Windows[0].MaxKeysPerWindow != 100 || st.Windows[0].Keys != 4 {
 		t.Errorf("windows: %+v", st.Windows)
 	}
 	if len(st.Lag.Times) != 2 || len(st.Lag.Series["d/s/1"]) != 2 {
