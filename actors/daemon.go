@@ -35,6 +35,7 @@ type Daemon struct {
 	http     *http.Server
 	httpAddr string
 	upstream *upstreamLink
+	status   *statusSampler // nil without http.listen
 
 	stopTicks chan struct{}
 	ticksOff  sync.Once
@@ -94,6 +95,10 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	// limits.max_inflight messages wait for a commit (results wait for the client).
 	d.ticks.Add(1)
 	go d.tickLoop()
+	if d.status != nil {
+		d.ticks.Add(1)
+		go d.statusLoop(d.status)
+	}
 	d.client, err = d.connect(ctx, brokerURL)
 	if err != nil {
 		return nil, err
@@ -305,6 +310,9 @@ func (d *Daemon) serveHTTP() error {
 	d.httpAddr = ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
+	d.status = d.newStatusSampler()
+	mux.Handle("/status", serveStatus(d.status))
+	mux.HandleFunc("/", servePage)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		ok, status := d.Health()
 		if !ok {

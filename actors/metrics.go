@@ -17,9 +17,12 @@ type Metrics struct {
 	Watermark      *prometheus.GaugeVec   // device, stream
 	WatermarkLag   *prometheus.GaugeVec   // device, stream
 	Idle           *prometheus.GaugeVec   // device, stream
+	MaxEventTime   *prometheus.GaugeVec   // device, stream
+	LastArrival    *prometheus.GaugeVec   // device, stream
 	Firings        *prometheus.CounterVec // device, window
 	LateUpdates    *prometheus.CounterVec // device, window
 	OpenWindows    *prometheus.GaugeVec   // device, window
+	Keys           *prometheus.GaugeVec   // device, window
 	Duplicates     *prometheus.CounterVec // device
 	Unmatched      prometheus.Counter
 	LongTopics     prometheus.Counter
@@ -56,9 +59,12 @@ func NewMetrics() *Metrics {
 		Watermark:      f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
 		WatermarkLag:   f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
 		Idle:           f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
+		MaxEventTime:   f.gauges("edged_stream_max_event_time_seconds", "Highest accepted event time of a stream (seconds since the epoch).", "device", "stream"),
+		LastArrival:    f.gauges("edged_stream_last_arrival_seconds", "Processing time of a stream's last accepted record (seconds since the epoch).", "device", "stream"),
 		Firings:        f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
+		Keys:           f.gauges("edged_window_keys", "Keys (window actors) of a window definition, against limits.max_keys_per_window.", "device", "window"),
 		Duplicates:     f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),
 		Unmatched:      f.counter("edged_unmatched_total", "Messages on a topic no stream matches."),
 		LongTopics:     f.counter("edged_long_topics_dropped_total", "Messages dropped (and acknowledged) because their topic is longer than 1024 bytes."),

@@ -335,6 +335,8 @@ func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeySt
 	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
 	p.keys[id] = k
 	p.keyCount[id.win]++
+	// Set, not Inc: a restarted pipeline counts its keys afresh.
+	p.env.metrics.Keys.WithLabelValues(dev, wp.cfg.Name).Set(float64(p.keyCount[id.win]))
 	return k
 }
 

@@ -46,6 +46,8 @@ type source struct {
 	wmGauge      prometheus.Gauge
 	lagGauge     prometheus.Gauge
 	idleGauge    prometheus.Gauge
+	maxGauge     prometheus.Gauge
+	arrivalGauge prometheus.Gauge
 }
 
 func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
@@ -65,6 +67,8 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 		wmGauge:      m.Watermark.WithLabelValues(device, topic),
 		lagGauge:     m.WatermarkLag.WithLabelValues(device, topic),
 		idleGauge:    m.Idle.WithLabelValues(device, topic),
+		maxGauge:     m.MaxEventTime.WithLabelValues(device, topic),
+		arrivalGauge: m.LastArrival.WithLabelValues(device, topic),
 	}
 }
 

@@ -85,6 +85,11 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if st.Watermark != watermark.Min {
 		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
 	}
+	// Published here, once per emit rather than per record, for /status.
+	if gs := s.gen.State(); gs.Seen {
+		s.maxGauge.Set(float64(gs.Max) / 1000)
+		s.arrivalGauge.Set(float64(gs.LastArrival) / 1000)
+	}
 	if !changed {
 		return
 	}

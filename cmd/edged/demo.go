@@ -69,7 +69,7 @@ func demoCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	out := &demoPrinter{w: stdout}
 	url := "tcp://" + cfg.Broker.Listen
-	fmt.Fprintf(stderr, "edged demo: broker %s, metrics http://%s/metrics, state in %s\n", url, d.HTTPAddr(), dir)
+	fmt.Fprintf(stderr, "edged demo: broker %s, status page http://%s/, metrics http://%s/metrics, state in %s\n", url, d.HTTPAddr(), d.HTTPAddr(), dir)
 	fmt.Fprintf(stderr, "edged demo: %d sensors at %v readings/s each (up to 300ms out of order, 2%% sent 3s late, %d silent after %s); Ctrl-C stops\n",
 		*sensors, *rate, *silent, *silentAfter)
 	stop := func(err error) error {

@@ -1,0 +1,298 @@
+package actors
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Status is what /status serves. It is built from the Prometheus registry's Gather,
+// which reads the atomics the actors already publish: nothing on the record path
+// takes a lock for it. Rates and "since" times come from the sampler's previous
+// sample, so they are as fine as its interval.
+type Status struct {
+	Now      int64           `json:"now"` // ms since the epoch
+	Streams  []StreamStatus  `json:"streams"`
+	Windows  []WindowStatus  `json:"windows"`
+	Upstream *UpstreamStatus `json:"upstream,omitempty"`
+	Commits  CommitStatus    `json:"commits"`
+	Lag      LagHistory      `json:"lag_history"`
+}
+
+// StreamStatus is one concrete topic of one device.
+type StreamStatus struct {
+	Device       string           `json:"device"`
+	Stream       string           `json:"stream"`
+	Watermark    *int64           `json:"watermark"` // ms; null before the first
+	LagMS        *int64           `json:"lag_ms"`
+	Idle         bool             `json:"idle"`
+	Since        int64            `json:"since,omitempty"` // ms: when it became idle or active, as the sampler saw it
+	LastRecordMS *int64           `json:"last_record_age_ms"`
+	MaxEventTime *int64           `json:"max_event_time"`
+	RecordsPerS  float64          `json:"records_per_s"`
+	Records      int64            `json:"records"`
+	Late         map[string]int64 `json:"late,omitempty"` // by reason
+	DecodeErrors int64            `json:"decode_errors"`
+}
+
+// WindowStatus is one window definition of one device.
+type WindowStatus struct {
+	Device            string  `json:"device"`
+	Window            string  `json:"window"`
+	Open              int64   `json:"open_windows"`
+	Firings           int64   `json:"firings"`
+	LateUpdates       int64   `json:"late_updates"`
+	FiringsPerMin     float64 `json:"firings_per_min"`
+	LateUpdatesPerMin float64 `json:"late_updates_per_min"`
+	Keys              int64   `json:"keys"`
+	MaxKeysPerWindow  int     `json:"max_keys_per_window,omitempty"`
+}
+
+// UpstreamStatus is the link to the cloud broker and its outbox.
+type UpstreamStatus struct {
+	Connected     bool    `json:"connected"`
+	OutboxRecords int64   `json:"outbox_records"`
+	OutboxOldestS float64 `json:"outbox_oldest_age_s"`
+	Sent          int64   `json:"sent"`
+	DrainPerS     float64 `json:"drain_per_s"`
+}
+
+// CommitStatus sums state commits. RecentMeanS is the mean duration of the commits
+// since the previous sample: the histogram keeps no single last duration.
+type CommitStatus struct {
+	Total       int64   `json:"total"`
+	Errors      int64   `json:"errors"`
+	RecentMeanS float64 `json:"recent_mean_s"`
+}
+
+// LagHistory is the watermark lag of the most lagging streams over the ring's span.
+type LagHistory struct {
+	EveryMS int64            `json:"every_ms"`
+	Times   []int64          `json:"times"`  // ms, oldest first
+	Series  map[string][]any `json:"series"` // device/stream: lag ms per time, null where unknown
+}
+
+// statusSampler keeps what a single Gather cannot give: previous counters (for
+// rates), idle transitions and the lag ring. Only the sampler goroutine and the
+// HTTP handler take its lock.
+type statusSampler struct {
+	reg       prometheus.Gatherer
+	maxKeys   int
+	upstream  bool
+	connected func() bool
+
+	mu      sync.Mutex
+	prev    *sample
+	since   map[string]int64 // key: when it entered its current idle state
+	wasIdle map[string]bool
+	ring    lagRing
+	last    *Status
+}
+
+// sample holds the cumulative counters of one Gather.
+type sample struct {
+	at          int64
+	records     map[string]float64
+	firings     map[string]float64
+	updates     map[string]float64
+	sent        float64
+	commits     float64
+	commitSumS  float64
+	commitCount float64
+}
+
+func newStatusSampler(reg prometheus.Gatherer, maxKeys int, upstream bool, connected func() bool, every time.Duration, span time.Duration) *statusSampler {
+	return &statusSampler{
+		reg: reg, maxKeys: maxKeys, upstream: upstream, connected: connected,
+		since: map[string]int64{}, wasIdle: map[string]bool{},
+		ring: newLagRing(int(span/every), every.Milliseconds()),
+	}
+}
+
+// sample gathers the registry at now, records lag in the ring and keeps the
+// result for snapshot.
+func (s *statusSampler) sample(now time.Time) {
+	st, cur := s.build(now.UnixMilli())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.derive(st, cur)
+	s.prev = cur
+	lags := make(map[string]float64, len(st.Streams))
+	for _, x := range st.Streams {
+		if x.LagMS != nil {
+			lags[x.Device+"/"+x.Stream] = float64(*x.LagMS)
+		}
+	}
+	s.ring.add(st.Now, lags)
+	s.last = st
+}
+
+// snapshot returns the last sample with the lag history of the topN most lagging
+// streams; nil before the first sample.
+func (s *statusSampler) snapshot(topN int) *Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		return nil
+	}
+	st := *s.last
+	st.Lag = s.ring.history(topN)
+	return &st
+}
+
+// derive fills in rates and since times from the previous sample.
+func (s *statusSampler) derive(st *Status, cur *sample) {
+	dt := 0.0
+	if s.prev != nil {
+		dt = float64(cur.at-s.prev.at) / 1000
+	}
+	rate := func(now, before float64) float64 {
+		if dt <= 0 || now < before {
+			return 0
+		}
+		return (now - before) / dt
+	}
+	for i := range st.Streams {
+		x := &st.Streams[i]
+		k := x.Device + "/" + x.Stream
+		if was, ok := s.wasIdle[k]; !ok || was != x.Idle {
+			s.since[k] = st.Now
+			s.wasIdle[k] = x.Idle
+		}
+		x.Since = s.since[k]
+		if s.prev != nil {
+			x.RecordsPerS = rate(cur.records[k], s.prev.records[k])
+		}
+	}
+	for i := range st.Windows {
+		w := &st.Windows[i]
+		k := w.Device + "/" + w.Window
+		if s.prev != nil {
+			w.FiringsPerMin = 60 * rate(cur.firings[k], s.prev.firings[k])
+			w.LateUpdatesPerMin = 60 * rate(cur.updates[k], s.prev.updates[k])
+		}
+	}
+	if s.prev != nil {
+		if st.Upstream != nil {
+			st.Upstream.DrainPerS = rate(cur.sent, s.prev.sent)
+		}
+		if n := cur.commitCount - s.prev.commitCount; n > 0 {
+			st.Commits.RecentMeanS = (cur.commitSumS - s.prev.commitSumS) / n
+		}
+	}
+}
+
+// build turns one Gather into a Status (rates not yet filled in) and its counters.
+func (s *statusSampler) build(now int64) (*Status, *sample) {
+	st := &Status{Now: now}
+	cur := &sample{at: now, records: map[string]float64{}, firings: map[string]float64{}, updates: map[string]float64{}}
+	fams, err := s.reg.Gather()
+	if err != nil && len(fams) == 0 {
+		return st, cur
+	}
+	streams := map[string]int{}
+	stream := func(m *dto.Metric) *StreamStatus {
+		dev, name := label(m, "device"), label(m, "stream")
+		k := dev + "/" + name
+		i, ok := streams[k]
+		if !ok {
+			i = len(st.Streams)
+			streams[k] = i
+			st.Streams = append(st.Streams, StreamStatus{Device: dev, Stream: name})
+		}
+		return &st.Streams[i]
+	}
+	windows := map[string]int{}
+	window := func(m *dto.Metric) *WindowStatus {
+		dev, name := label(m, "device"), label(m, "window")
+		k := dev + "/" + name
+		i, ok := windows[k]
+		if !ok {
+			i = len(st.Windows)
+			windows[k] = i
+			st.Windows = append(st.Windows, WindowStatus{Device: dev, Window: name, MaxKeysPerWindow: s.maxKeys})
+		}
+		return &st.Windows[i]
+	}
+	var up UpstreamStatus
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			g, c := m.GetGauge().GetValue(), m.GetCounter().GetValue()
+			switch f.GetName() {
+			case "edged_records_in_total":
+				x := stream(m)
+				x.Records = int64(c)
+				cur.records[x.Device+"/"+x.Stream] = c
+			case "edged_decode_errors_total":
+				stream(m).DecodeErrors = int64(c)
+			case "edged_late_total":
+				x := stream(m)
+				if x.Late == nil {
+					x.Late = map[string]int64{}
+				}
+				x.Late[label(m, "reason")] = int64(c)
+			case "edged_watermark_seconds":
+				stream(m).Watermark = ms(g)
+			case "edged_watermark_lag_seconds":
+				stream(m).LagMS = ms(g)
+			case "edged_stream_idle":
+				stream(m).Idle = g == 1
+			case "edged_stream_max_event_time_seconds":
+				stream(m).MaxEventTime = ms(g)
+			case "edged_stream_last_arrival_seconds":
+				age := now - int64(math.Round(g*1000))
+				stream(m).LastRecordMS = &age
+			case "edged_window_firings_total":
+				w := window(m)
+				w.Firings = int64(c)
+				cur.firings[w.Device+"/"+w.Window] = c
+			case "edged_window_late_updates_total":
+				w := window(m)
+				w.LateUpdates = int64(c)
+				cur.updates[w.Device+"/"+w.Window] = c
+			case "edged_window_keys":
+				window(m).Keys = int64(g)
+			case "edged_open_windows":
+				window(m).Open = int64(g)
+			case "edged_outbox_records":
+				up.OutboxRecords += int64(g)
+			case "edged_outbox_oldest_age_seconds":
+				up.OutboxOldestS = max(up.OutboxOldestS, g)
+			case "edged_upstream_sent_total":
+				up.Sent, cur.sent = int64(c), c
+			case "edged_commits_total":
+				st.Commits.Total = int64(c)
+			case "edged_commit_errors_total":
+				st.Commits.Errors = int64(c)
+			case "edged_commit_duration_seconds":
+				cur.commitSumS, cur.commitCount = m.GetHistogram().GetSampleSum(), float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	if s.upstream {
+		up.Connected = s.connected()
+		st.Upstream = &up
+	}
+	return st, cur
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// ms converts seconds to milliseconds; a gauge never set reads 0, which means unknown.
+func ms(s float64) *int64 {
+	if s == 0 {
+		return nil
+	}
+	v := int64(math.Round(s * 1000))
+	return &v
+}

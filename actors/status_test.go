@@ -1,0 +1,91 @@
+package actors
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestStatusStreamsWindowsAndRates(t *testing.T) {
+	m := NewMetrics()
+	s := newStatusSampler(m.Registry, 100, false, nil, statusEvery, statusSpan)
+	t0 := time.UnixMilli(1_700_000_000_000)
+	m.RecordsIn.WithLabelValues("d", "s/1").Add(10)
+	m.WatermarkLag.WithLabelValues("d", "s/1").Set(1.5)
+	m.Idle.WithLabelValues("d", "s/2").Set(1)
+	m.Late.WithLabelValues("d", "s/1", "late").Add(2)
+	m.Firings.WithLabelValues("d", "w").Add(3)
+	m.Keys.WithLabelValues("d", "w").Set(4)
+	m.LastArrival.WithLabelValues("d", "s/1").Set(float64(t0.UnixMilli()-500) / 1000)
+	s.sample(t0)
+	m.RecordsIn.WithLabelValues("d", "s/1").Add(20)
+	m.Firings.WithLabelValues("d", "w").Add(2)
+	s.sample(t0.Add(2 * time.Second))
+	st := s.snapshot(statusTopN)
+	byName := map[string]StreamStatus{}
+	for _, x := range st.Streams {
+		byName[x.Stream] = x
+	}
+	s1, s2 := byName["s/1"], byName["s/2"]
+	if s1.RecordsPerS != 10 || s1.Records != 30 || *s1.LagMS != 1500 || s1.Late["late"] != 2 || *s1.LastRecordMS != 2500 || s1.Idle {
+		t.Errorf("s/1: %+v", s1)
+	}
+	if !s2.Idle || s2.Since != t0.UnixMilli() {
+		t.Errorf("s/2 should be idle since the first sample: %+v", s2)
+	}
+	if len(st.Windows) != 1 || st.Windows[0].FiringsPerMin != 60 || st.Windows[0].MaxKeysPerWindow != 100 || st.Windows[0].Keys != 4 {
+		t.Errorf("windows: %+v", st.Windows)
+	}
+	if len(st.Lag.Times) != 2 || len(st.Lag.Series["d/s/1"]) != 2 {
+		t.Errorf("lag history: %+v", st.Lag)
+	}
+}
+
+func TestStatusLagRingIsBounded(t *testing.T) {
+	r := newLagRing(3, 2000)
+	for i := range 5 {
+		r.add(int64(i), map[string]float64{"a": float64(i)})
+	}
+	h := r.history(1)
+	if fmt.Sprint(h.Times) != "[2 3 4]" || fmt.Sprint(h.Series["a"]) != "[2 3 4]" {
+		t.Errorf("ring: %+v", h)
+	}
+}
+
+// BenchmarkStatus10kStreams builds the status of 10,000 streams from the registry,
+// as the sampler does every statusEvery.
+func BenchmarkStatus10kStreams(b *testing.B) {
+	m := NewMetrics()
+	for i := range 10_000 {
+		dev, topic := fmt.Sprintf("dev%d", i%10), fmt.Sprintf("sensors/%d/temp", i)
+		m.RecordsIn.WithLabelValues(dev, topic).Add(float64(i))
+		m.Watermark.WithLabelValues(dev, topic).Set(1.7e9)
+		m.WatermarkLag.WithLabelValues(dev, topic).Set(0.3)
+		m.Idle.WithLabelValues(dev, topic).Set(0)
+		m.MaxEventTime.WithLabelValues(dev, topic).Set(1.7e9)
+		m.LastArrival.WithLabelValues(dev, topic).Set(1.7e9)
+		m.DecodeErrors.WithLabelValues(dev, topic)
+	}
+	s := newStatusSampler(m.Registry, 0, false, nil, statusEvery, statusSpan)
+	now := time.Now()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		s.sample(now.Add(time.Duration(i) * statusEvery))
+		_ = s.snapshot(statusTopN)
+	}
+}
+
+func TestStatusPageIsReadOnly(t *testing.T) {
+	for _, c := range []struct {
+		method, path string
+		code         int
+	}{{"GET", "/", 200}, {"POST", "/", 405}, {"GET", "/nope", 404}} {
+		w := httptest.NewRecorder()
+		servePage(w, httptest.NewRequest(c.method, c.path, nil))
+		if w.Code != c.code {
+			t.Errorf("%s %s: %d, want %d", c.method, c.path, w.Code, c.code)
+		}
+	}
+}
