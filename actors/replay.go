@@ -89,6 +89,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		started   bool
 		parser    fastjson.Parser
 		payload   []byte
+		scratch   []byte
 	)
 	for in.Scan() {
 		stats.Lines++
@@ -145,7 +146,11 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 			case p.Type() == fastjson.TypeString:
 				payload = bytes.Clone(p.GetStringBytes())
 			default:
-				payload = p.MarshalTo(nil)
+				// Marshalled into a reused buffer and copied once at its final size:
+				// the same bytes as marshalling afresh, without regrowing a new
+				// slice for every message.
+				scratch = p.MarshalTo(scratch[:0])
+				payload = bytes.Clone(scratch)
 			}
 			// QoS 0: nothing is redelivered in a replay, so no dedup marks are needed.
 			topo.router.route(&Inbound{Topic: topic, Payload: payload, At: now}, nil)
