@@ -90,6 +90,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		parser    fastjson.Parser
 		payload   []byte
 		scratch   []byte
+		topics    = internTable{}
 	)
 	for in.Scan() {
 		stats.Lines++
@@ -122,7 +123,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		for ; next <= now; next += tickEvery.Milliseconds() {
 			topo.tick(next)
 		}
-		topic := string(v.GetStringBytes("topic"))
+		topic := topics.intern(v.GetStringBytes("topic"))
 		switch wm := v.Get("watermark"); {
 		case wm != nil && topic == "":
 			stream := string(v.GetStringBytes("stream"))
@@ -172,6 +173,20 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	topo.flushAll()
 	w.order.finish()
 	return stats, out.Flush()
+}
+
+// internTable hands out one string per distinct topic: a replay repeats the same
+// few topics on every line, and each line's topic would otherwise be a new string.
+// It grows with the distinct topics of the input, as the topology's source actors do.
+type internTable map[string]string
+
+func (t internTable) intern(b []byte) string {
+	if s, ok := t[string(b)]; ok { // the lookup does not allocate
+		return s
+	}
+	s := string(b)
+	t[s] = s
+	return s
 }
 
 // replayWriter is the sink's publisher and the late-record receiver of a replay.
