@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
-	"github.com/edged/edged/persist"
 )
 
 func explainCmd(args []string, stdout, stderr io.Writer) error {
@@ -44,10 +42,7 @@ func explainCmd(args []string, stdout, stderr io.Writer) error {
 			*data = cfg.DataDir
 		}
 	}
-	store, err := persist.Open(persist.Options{Dir: *data, ReadOnly: true, Logger: slog.New(slog.DiscardHandler)})
-	if errors.Is(err, persist.ErrLocked) {
-		return fmt.Errorf("cannot explain from %s: an edged is running on it; stop it first (explaining a running daemon over HTTP is not built yet): %w", *data, err)
-	}
+	store, err := openReadOnly(*data, "explain from", slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

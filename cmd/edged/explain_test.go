@@ -157,7 +157,7 @@ func TestExplainRefusesARunningDaemonsDirAndUnknownWindows(t *testing.T) {
 	}
 	defer held.Close()
 	code, _, stderr = runExplain("--data", data, "--window", "w5", "--key", "A")
-	if code != 1 || !strings.Contains(stderr, "an edged is running on it; stop it first") {
+	if code != 1 || !strings.Contains(stderr, "another edged holds it; stop it first") {
 		t.Errorf("held dir: exit %d, %s", code, stderr)
 	}
 }

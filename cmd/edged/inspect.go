@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,13 +28,7 @@ func inspectCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// Read-only: inspect must never change the state it shows, nor create any.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := persist.Open(persist.Options{Dir: *dir, ReadOnly: true, Logger: log})
-	if errors.Is(err, persist.ErrLocked) {
-		return fmt.Errorf("cannot inspect %s: another edged holds it; stop that edged first (%w)", *dir, err)
-	}
-	if errors.Is(err, persist.ErrDamaged) {
-		return fmt.Errorf("%w\nRestore %s from a backup, or let `edged run --reset-state` move it aside", err, *dir)
-	}
+	store, err := openReadOnly(*dir, "inspect", log)
 	if err != nil {
 		return err
 	}
