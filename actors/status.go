@@ -185,6 +185,18 @@ func (s *statusSampler) derive(st *Status, cur *sample) {
 	}
 }
 
+// entryFor returns the element of list that index maps key to, appending a fresh one
+// the first time: series of one stream or window arrive spread over many families.
+func entryFor[T any](index map[string]int, list *[]T, key string, fresh func() T) *T {
+	i, ok := index[key]
+	if !ok {
+		i = len(*list)
+		index[key] = i
+		*list = append(*list, fresh())
+	}
+	return &(*list)[i]
+}
+
 // build turns one Gather into a Status (rates not yet filled in) and its counters.
 func (s *statusSampler) build(now int64) (*Status, *sample) {
 	st := &Status{Now: now}
@@ -193,29 +205,16 @@ func (s *statusSampler) build(now int64) (*Status, *sample) {
 	if err != nil && len(fams) == 0 {
 		return st, cur
 	}
-	streams := map[string]int{}
+	streams, windows := map[string]int{}, map[string]int{}
 	stream := func(m *dto.Metric) *StreamStatus {
 		dev, name := label(m, "device"), label(m, "stream")
-		k := dev + "/" + name
-		i, ok := streams[k]
-		if !ok {
-			i = len(st.Streams)
-			streams[k] = i
-			st.Streams = append(st.Streams, StreamStatus{Device: dev, Stream: name})
-		}
-		return &st.Streams[i]
+		return entryFor(streams, &st.Streams, dev+"/"+name, func() StreamStatus { return StreamStatus{Device: dev, Stream: name} })
 	}
-	windows := map[string]int{}
 	window := func(m *dto.Metric) *WindowStatus {
 		dev, name := label(m, "device"), label(m, "window")
-		k := dev + "/" + name
-		i, ok := windows[k]
-		if !ok {
-			i = len(st.Windows)
-			windows[k] = i
-			st.Windows = append(st.Windows, WindowStatus{Device: dev, Window: name, MaxKeysPerWindow: s.maxKeys})
-		}
-		return &st.Windows[i]
+		return entryFor(windows, &st.Windows, dev+"/"+name, func() WindowStatus {
+			return WindowStatus{Device: dev, Window: name, MaxKeysPerWindow: s.maxKeys}
+		})
 	}
 	var up UpstreamStatus
 	for _, f := range fams {
