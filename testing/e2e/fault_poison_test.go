@@ -205,11 +205,8 @@ func TestPoisonKeysDoNotBreakOtherDevicesAndArriveOnEscapedTopics(t *testing.T) 
 	}
 }
 
-func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.T) {
-	bin := crashBuild(t)
-	mq := broker.Start(t)
-	config := writeDaemon(t, fmt.Sprintf("data_dir: data\nhttp: {listen: \"127.0.0.1:0\"}\nbroker: {url: %q, client_id: poison-config-%d}\n", mq.URL(), time.Now().UnixNano()),
-		map[string]string{"dev.yaml": `device: dev
+// poisonSlidingDevice is a device with one affordable sliding window.
+const poisonSlidingDevice = `device: dev
 streams:
   - name: s
     topic: poison-config/+/data
@@ -221,7 +218,13 @@ windows:
     size: 1m
     slide: 10s
     aggregates: [count]
-  - name: exploding
+`
+
+func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.T) {
+	bin := crashBuild(t)
+	mq := broker.Start(t)
+	config := writeDaemon(t, fmt.Sprintf("data_dir: data\nhttp: {listen: \"127.0.0.1:0\"}\nbroker: {url: %q, client_id: poison-config-%d}\n", mq.URL(), time.Now().UnixNano()),
+		map[string]string{"dev.yaml": poisonSlidingDevice + `  - name: exploding
     stream: s
     type: sliding
     size: 1h
@@ -237,19 +240,7 @@ windows:
 	}
 
 	// Without the exploding window, validate passes and estimates the cost of each.
-	crashWriteFile(t, strings.TrimSuffix(config, "edged.yaml")+"devices/dev.yaml", `device: dev
-streams:
-  - name: s
-    topic: poison-config/+/data
-    timestamp: {field: ts, unit: ms}
-windows:
-  - name: ok
-    stream: s
-    type: sliding
-    size: 1m
-    slide: 10s
-    aggregates: [count]
-`)
+	crashWriteFile(t, strings.TrimSuffix(config, "edged.yaml")+"devices/dev.yaml", poisonSlidingDevice)
 	code, out := crashRun(t, bin, 30*time.Second, "validate", "--config", config)
 	if code != 0 || !strings.Contains(out, "dev/ok: sliding 1m0s/10s, 6 window(s) per record") {
 		t.Errorf("edged validate: exit %d, output:\n%s\nwant exit 0 and an estimate of 6 windows per record", code, out)
