@@ -85,8 +85,9 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if st.Watermark != watermark.Min {
 		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
 	}
-	// Published here, once per emit rather than per record, for /status.
-	if gs := s.gen.State(); gs.Seen {
+	// Published for /status on the periodic emit only: a punctuated stream emits
+	// for every record that carries a mark, and /status samples every 2 s.
+	if gs := s.gen.State(); periodic && gs.Seen {
 		s.maxGauge.Set(float64(gs.Max) / 1000)
 		s.arrivalGauge.Set(float64(gs.LastArrival) / 1000)
 	}

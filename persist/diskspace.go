@@ -23,12 +23,13 @@ type diskReserve struct {
 }
 
 // check returns an error wrapping ErrDiskLow when less than min bytes are free
-// where dir is (or would be created).
+// where dir is, a directory that exists: Commit checks it often, so it costs one
+// statfs.
 func (r diskReserve) check() error {
 	if r.min == 0 {
 		return nil
 	}
-	free, known, err := freeBytes(existingAncestor(r.dir))
+	free, known, err := freeBytes(r.dir)
 	switch {
 	case err != nil:
 		return fmt.Errorf("checking the free space for the state in %s: %w", r.dir, err)
@@ -38,8 +39,8 @@ func (r diskReserve) check() error {
 	return fmt.Errorf("%w: %s free, below the reserve of %s (limits.min_free_disk)", ErrDiskLow, mib(free), mib(r.min))
 }
 
-// existingAncestor returns dir or its nearest parent that exists: the state
-// directory is created by Open, after the first check.
+// existingAncestor returns dir or its nearest parent that exists: Open checks the
+// reserve before it creates the state directory.
 func existingAncestor(dir string) string {
 	for {
 		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {

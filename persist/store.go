@@ -55,7 +55,8 @@ func Open(o Options) (*Store, error) {
 	disk := diskReserve{dir: o.Dir, min: o.MinFreeDisk}
 	if !o.ReadOnly {
 		// Opening writes (a new memtable's log, the manifest): not on a full disk.
-		if err := disk.check(); err != nil {
+		// The directory may not exist yet: its nearest existing ancestor tells.
+		if err := (diskReserve{dir: existingAncestor(o.Dir), min: o.MinFreeDisk}).check(); err != nil {
 			return nil, fmt.Errorf("opening state in %s: %w; free some space and start again", o.Dir, err)
 		}
 		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
