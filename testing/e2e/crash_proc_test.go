@@ -1,16 +1,13 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,24 +144,7 @@ func (e *crashEdged) metric(name string) float64 {
 	if e.httpAddr == "" {
 		e.t.Fatal("edged serves no /metrics (http.listen is off)")
 	}
-	resp, err := http.Get("http://" + e.httpAddr + "/metrics")
-	if err != nil {
-		e.t.Fatalf("scraping edged: %v", err)
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+" ") && !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		f, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err == nil {
-			sum += f
-		}
-	}
-	return sum
+	return upMetric(e.t, e.httpAddr, name, nil)
 }
 
 // crashRun runs edged once to completion (inspect, or a run expected to fail fast)

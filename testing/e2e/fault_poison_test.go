@@ -1,16 +1,15 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/edged/edged/testing/broker"
+	"github.com/edged/edged/testing/harness"
 )
 
 // The poison suite: one bad input (a key, a topic, a config, a first reading) must
@@ -25,9 +24,6 @@ type poisonSetup struct {
 	prefix string
 	config string
 }
-
-// poisonPrefix is a topic prefix (and client id) no other test uses.
-func poisonPrefix(name string) string { return fmt.Sprintf("%s-%d", name, time.Now().UnixNano()) }
 
 // poisonConfig writes a daemon file (with extra appended) and a device file per
 // device, for topics under prefix. A device's stream takes <prefix>/<device>/+/data, its key from the
@@ -56,7 +52,7 @@ windows:
     output: {topic: "%[2]s/out/{device}/{key}", qos: 1}
 `, d, s.prefix)
 	}
-	s.config = writeDaemon(t, fmt.Sprintf(`
+	s.config = harness.WriteConfig(t, fmt.Sprintf(`
 data_dir: data
 durability: process
 commit_interval: 20ms
@@ -65,17 +61,6 @@ http: {listen: "127.0.0.1:0"}
 broker: {url: %q, client_id: %s-edged}
 %s`, url, s.prefix, extra), files)
 	return s
-}
-
-// writeDaemon writes a daemon file and its device files into a new temp dir.
-func writeDaemon(t testing.TB, daemon string, devices map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range devices {
-		crashWriteFile(t, dir+"/devices/"+name, body)
-	}
-	crashWriteFile(t, dir+"/edged.yaml", "devices_dir: devices\n"+daemon)
-	return dir + "/edged.yaml"
 }
 
 // topic is the topic sensor publishes to for device.
@@ -111,40 +96,24 @@ func poisonCounts(t testing.TB, c *plCollector) (byTopic, byKey map[string]float
 	return byTopic, byKey
 }
 
-// poisonMetric sums the samples of a metric on edged's /metrics whose labels
-// contain every one of labels (`name="value"`).
+// poisonMetric is upMetric with labels written as `name="value"`.
 func poisonMetric(t testing.TB, e *crashEdged, name string, labels ...string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + e.httpAddr + "/metrics")
-	if err != nil {
-		t.Fatalf("scraping edged: %v", err)
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-sample:
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+" ") && !strings.HasPrefix(line, name+"{") {
+	match := map[string]string{}
+	for _, l := range labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
 			continue
 		}
-		for _, l := range labels {
-			if !strings.Contains(line, l) {
-				continue sample
-			}
-		}
-		if f, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
-			sum += f
-		}
+		match[k], _ = strconv.Unquote(v)
 	}
-	return sum
+	return upMetric(t, e.httpAddr, name, match)
 }
 
 func TestPoisonKeysDoNotBreakOtherDevicesAndArriveOnEscapedTopics(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := poisonConfig(t, mq.URL(), poisonPrefix("poison-keys"), "", "dev", "other")
+	s := poisonConfig(t, mq.URL(), faultPrefix("poison-keys"), "", "dev", "other")
 	results := plCollect(t, mq.URL(), s.prefix+"/out/#", false)
 	e := crashStart(t, bin, s.config)
 	pub := plPublish(t, mq.URL())
@@ -223,7 +192,7 @@ windows:
 func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	config := writeDaemon(t, fmt.Sprintf("data_dir: data\nhttp: {listen: \"127.0.0.1:0\"}\nbroker: {url: %q, client_id: poison-config-%d}\n", mq.URL(), time.Now().UnixNano()),
+	config := harness.WriteConfig(t, fmt.Sprintf("data_dir: data\nhttp: {listen: \"127.0.0.1:0\"}\nbroker: {url: %q, client_id: poison-config-%d}\n", mq.URL(), time.Now().UnixNano()),
 		map[string]string{"dev.yaml": poisonSlidingDevice + `  - name: exploding
     stream: s
     type: sliding
@@ -250,7 +219,7 @@ func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.
 func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	s := poisonConfig(t, mq.URL(), poisonPrefix("poison-future"), "", "dev") // max_future_skew: the default 1h
+	s := poisonConfig(t, mq.URL(), faultPrefix("poison-future"), "", "dev") // max_future_skew: the default 1h
 	results := plCollect(t, mq.URL(), s.prefix+"/out/#", false)
 	e := crashStart(t, bin, s.config)
 	pub := plPublish(t, mq.URL())
@@ -288,7 +257,7 @@ func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
 func TestPoisonKeyOf65KBDoesNotStallTheDevice(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
-	prefix := poisonPrefix("poison-long")
+	prefix := faultPrefix("poison-long")
 	s := poisonConfig(t, mq.URL(), prefix, fmt.Sprintf(`upstream:
   url: %q
   client_id: %s-uplink
