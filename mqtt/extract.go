@@ -209,14 +209,14 @@ func (e *Extractor) key(topic string, root *fastjson.Value) (string, error) {
 			if len(b) == 0 {
 				return "", fieldErr("key", field, "empty")
 			}
-			if e.tooLong(len(b)) {
-				return "", fieldErr("key", field, "%d bytes, longer than the %d allowed (limits.max_key_bytes)", len(b), e.spec.MaxKeyBytes)
+			if long := e.tooLong(len(b)); long != "" {
+				return "", fieldErr("key", field, "%s", long)
 			}
 			return e.strs.intern(b), nil
 		case fastjson.TypeNumber:
 			e.raw = v.MarshalTo(e.raw[:0])
-			if e.tooLong(len(e.raw)) {
-				return "", fieldErr("key", field, "%d bytes, longer than the %d allowed (limits.max_key_bytes)", len(e.raw), e.spec.MaxKeyBytes)
+			if long := e.tooLong(len(e.raw)); long != "" {
+				return "", fieldErr("key", field, "%s", long)
 			}
 			return e.strs.intern(e.raw), nil
 		case fastjson.TypeTrue:
@@ -233,9 +233,8 @@ func (e *Extractor) key(topic string, root *fastjson.Value) (string, error) {
 		if seg == "" {
 			return "", &DecodeError{Field: "topic", Reason: fmt.Sprintf("segment %d of topic %q is empty", e.spec.KeySegment, topic)}
 		}
-		if e.tooLong(len(seg)) {
-			return "", &DecodeError{Field: "topic", Reason: fmt.Sprintf("segment %d of topic %s is %d bytes, longer than the %d allowed (limits.max_key_bytes)",
-				e.spec.KeySegment, quoteClipped(topic), len(seg), e.spec.MaxKeyBytes)}
+		if long := e.tooLong(len(seg)); long != "" {
+			return "", &DecodeError{Field: "topic", Reason: fmt.Sprintf("segment %d of topic %s is %s", e.spec.KeySegment, quoteClipped(topic), long)}
 		}
 		return seg, nil
 	}
@@ -251,8 +250,13 @@ func quoteClipped(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// tooLong reports a key of n bytes over MaxKeyBytes.
-func (e *Extractor) tooLong(n int) bool { return e.spec.MaxKeyBytes > 0 && n > e.spec.MaxKeyBytes }
+// tooLong says why a key of n bytes is refused, or "" when MaxKeyBytes allows it.
+func (e *Extractor) tooLong(n int) string {
+	if e.spec.MaxKeyBytes <= 0 || n <= e.spec.MaxKeyBytes {
+		return ""
+	}
+	return fmt.Sprintf("%d bytes, longer than the %d allowed (limits.max_key_bytes)", n, e.spec.MaxKeyBytes)
+}
 
 func (e *Extractor) value(field string, v *fastjson.Value) (Value, error) {
 	if !present(v) {
