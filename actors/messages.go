@@ -104,6 +104,7 @@ type Flushed struct {
 	Epoch uint64
 	Units []*unit // committed in the same batch
 	Extra int
+	one   [1]*unit // holds Units when there is one (the usual case), sparing an allocation
 }
 
 // Published reports that the sink delivered results from a device's result outbox.

@@ -90,7 +90,7 @@ func (s *source) Receive(ctx actor.Context) {
 		s.gen.Mark(m.Watermark, m.At)
 		s.emit(ctx, m.At, false)
 	case *Flush:
-		s.onFlush(ctx, m.Epoch)
+		s.onFlush(ctx, m)
 	}
 }
 

@@ -133,9 +133,22 @@ func (p *pendingUnits) closeMain() {
 }
 
 // take returns the non-empty units, in the order they must commit, and starts afresh.
-func (p *pendingUnits) take() []*unit {
+func (p *pendingUnits) take() []*unit { return p.takeInto(nil) }
+
+// flushed is the committer's Flushed for epoch holding the units taken.
+func (p *pendingUnits) flushed(epoch uint64, extra int) *Flushed {
+	f := &Flushed{Epoch: epoch, Extra: extra}
+	f.Units = p.takeInto(f.one[:0])
+	return f
+}
+
+// takeInto appends the non-empty units to dst, in the order they must commit, and
+// starts afresh. The lists are kept for the next flush: dst is the only copy handed on.
+func (p *pendingUnits) takeInto(dst []*unit) []*unit {
 	p.closeMain()
-	out := append(p.closed, p.spill...)
-	p.closed, p.spill = nil, nil
-	return out
+	dst = append(append(dst, p.closed...), p.spill...)
+	clear(p.closed)
+	clear(p.spill)
+	p.closed, p.spill = p.closed[:0], p.spill[:0]
+	return dst
 }
