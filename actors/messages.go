@@ -18,6 +18,7 @@ type Inbound struct {
 	Duplicate bool // the broker says it may have been delivered before
 	At        int64
 	ack       *ack
+	ackSlot   ack // where ack points: one allocation per message, not two
 }
 
 // RecordDecoded is a reading a source actor accepted, on its way to the window
