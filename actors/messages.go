@@ -18,7 +18,8 @@ type Inbound struct {
 	Duplicate bool // the broker says it may have been delivered before
 	At        int64
 	ack       *ack
-	ackSlot   ack // where ack points: one allocation per message, not two
+	ackSlot   ack           // where ack points: one allocation per message, not two
+	rec       RecordDecoded // the record decoded from it, sent on from here for the same reason
 }
 
 // RecordDecoded is a reading a source actor accepted, on its way to the window

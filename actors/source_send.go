@@ -22,7 +22,8 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 		return false
 	}
 	r := &s.reading
-	rec := &RecordDecoded{
+	rec := &m.rec
+	*rec = RecordDecoded{
 		Stream: s.topic, Key: r.Key, TS: r.TS,
 		Values: s.values(r.Values), Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
