@@ -22,6 +22,25 @@ type unit struct {
 	bytes   int // values in outbox and puts, roughly
 
 	committed atomic.Bool // set by the committer once the unit is durable
+
+	// An actor's unit of one flush usually holds one ack, one window state or one
+	// stream state: a unit from newUnit keeps them in these, not in an allocation each.
+	ackBuf    [1]*ack
+	putBuf    [1]windowPut
+	streamBuf streamPut
+}
+
+// newUnit returns a unit whose first ack and window state need no allocation.
+func newUnit() *unit {
+	u := &unit{}
+	u.acks, u.puts = u.ackBuf[:0], u.putBuf[:0]
+	return u
+}
+
+// setStream puts the stream's generator state into the unit.
+func (u *unit) setStream(s streamPut) {
+	u.streamBuf = s
+	u.stream = &u.streamBuf
 }
 
 type streamPut struct {
@@ -128,7 +147,7 @@ func (p *pendingUnits) last() *unit {
 func (p *pendingUnits) closeMain() {
 	if !p.main.empty() {
 		p.closed = append(p.closed, p.main)
-		p.main = &unit{}
+		p.main = newUnit()
 	}
 }
 
