@@ -11,9 +11,15 @@ type ack struct {
 }
 
 func newAck(fn func(), inflight *inflight) *ack {
-	a := &ack{fn: fn, inflight: inflight}
-	a.pending.Store(1)
+	a := &ack{}
+	a.init(fn, inflight)
 	return a
+}
+
+// init readies an ack held by one actor, for an ack embedded in what it acknowledges.
+func (a *ack) init(fn func(), inflight *inflight) {
+	a.fn, a.inflight = fn, inflight
+	a.pending.Store(1)
 }
 
 // add registers n more actors that must call done.

@@ -18,6 +18,8 @@ type Inbound struct {
 	Duplicate bool // the broker says it may have been delivered before
 	At        int64
 	ack       *ack
+	ackSlot   ack           // where ack points: one allocation per message, not two
+	rec       RecordDecoded // the record decoded from it, sent on from here for the same reason
 }
 
 // RecordDecoded is a reading a source actor accepted, on its way to the window
@@ -104,6 +106,7 @@ type Flushed struct {
 	Epoch uint64
 	Units []*unit // committed in the same batch
 	Extra int
+	one   [1]*unit // holds Units when there is one (the usual case), sparing an allocation
 }
 
 // Published reports that the sink delivered results from a device's result outbox.

@@ -90,6 +90,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		parser    fastjson.Parser
 		payload   []byte
 		scratch   []byte
+		payloads  payloadArena
 		topics    = internTable{}
 	)
 	for in.Scan() {
@@ -145,13 +146,11 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 			case p == nil:
 				payload = nil
 			case p.Type() == fastjson.TypeString:
-				payload = bytes.Clone(p.GetStringBytes())
+				payload = payloads.copy(p.GetStringBytes())
 			default:
-				// Marshalled into a reused buffer and copied once at its final size:
-				// the same bytes as marshalling afresh, without regrowing a new
-				// slice for every message.
+				// Marshalled into a reused buffer, then copied at its final size.
 				scratch = p.MarshalTo(scratch[:0])
-				payload = bytes.Clone(scratch)
+				payload = payloads.copy(scratch)
 			}
 			// QoS 0: nothing is redelivered in a replay, so no dedup marks are needed.
 			topo.router.route(&Inbound{Topic: topic, Payload: payload, At: now}, nil)
@@ -187,6 +186,26 @@ func (t internTable) intern(b []byte) string {
 	s := string(b)
 	t[s] = s
 	return s
+}
+
+// payloadArena copies replayed payloads into shared chunks: one allocation serves
+// many messages instead of one each. A chunk lives while any payload cut from it
+// does (a late record keeps its payload), which a replay can afford.
+type payloadArena struct{ chunk []byte }
+
+// payloadChunk is the size of one chunk; a larger payload gets its own.
+const payloadChunk = 64 << 10
+
+func (a *payloadArena) copy(p []byte) []byte {
+	if len(p) > payloadChunk/8 {
+		return bytes.Clone(p)
+	}
+	if cap(a.chunk)-len(a.chunk) < len(p) {
+		a.chunk = make([]byte, 0, payloadChunk)
+	}
+	n := len(a.chunk)
+	a.chunk = append(a.chunk, p...)
+	return a.chunk[n:len(a.chunk):len(a.chunk)]
 }
 
 // replayWriter is the sink's publisher and the late-record receiver of a replay.

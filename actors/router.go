@@ -94,10 +94,10 @@ func (r *router) route(m *Inbound, ackFn func()) {
 		}
 		in := m
 		if i > 0 {
-			c := *m
-			in = &c
+			in = &Inbound{Topic: m.Topic, Payload: m.Payload, QoS: m.QoS, Duplicate: m.Duplicate, At: m.At}
 		}
-		in.ack = newAck(ackFn, d.inflight)
+		in.ackSlot.init(ackFn, d.inflight)
+		in.ack = &in.ackSlot
 		d.inflight.Add(1)
 		r.root.Send(src, in)
 	}

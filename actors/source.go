@@ -56,7 +56,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
 		routed:       map[keyID]uint64{},
-		pending:      pendingUnits{main: &unit{}},
+		pending:      pendingUnits{main: newUnit()},
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),
 		restored:     restored,
@@ -90,7 +90,7 @@ func (s *source) Receive(ctx actor.Context) {
 		s.gen.Mark(m.Watermark, m.At)
 		s.emit(ctx, m.At, false)
 	case *Flush:
-		s.onFlush(ctx, m.Epoch)
+		s.onFlush(ctx, m)
 	}
 }
 

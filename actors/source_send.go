@@ -22,7 +22,8 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 		return false
 	}
 	r := &s.reading
-	rec := &RecordDecoded{
+	rec := &m.rec
+	*rec = RecordDecoded{
 		Stream: s.topic, Key: r.Key, TS: r.TS,
 		Values: s.values(r.Values), Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
@@ -112,18 +113,16 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 
 // onFlush hands the committer the source's own changes and passes the flush on to the
 // window actors it touched, telling the committer first how many answers to expect.
-func (s *source) onFlush(ctx actor.Context, epoch uint64) {
+// The flush message itself is passed on: messages are read-only once sent.
+func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
-		s.pending.main.stream = &streamPut{device: s.device, stream: s.topic, state: s.gen.State()}
+		s.pending.main.setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
 		s.dirty = false
 	}
-	ctx.Send(s.committer, &Flushed{Epoch: epoch, Units: s.pending.take(), Extra: len(s.touched)})
-	if len(s.touched) > 0 {
-		wf := &Flush{Epoch: epoch}
-		for _, b := range s.touched {
-			b.touched = false
-			ctx.Send(b.pid, wf)
-		}
-		s.touched = s.touched[:0]
+	ctx.Send(s.committer, s.pending.flushed(f.Epoch, len(s.touched)))
+	for _, b := range s.touched {
+		b.touched = false
+		ctx.Send(b.pid, f)
 	}
+	s.touched = s.touched[:0]
 }

@@ -22,6 +22,25 @@ type unit struct {
 	bytes   int // values in outbox and puts, roughly
 
 	committed atomic.Bool // set by the committer once the unit is durable
+
+	// An actor's unit of one flush usually holds one ack, one window state or one
+	// stream state: a unit from newUnit keeps them in these, not in an allocation each.
+	ackBuf    [1]*ack
+	putBuf    [1]windowPut
+	streamBuf streamPut
+}
+
+// newUnit returns a unit whose first ack and window state need no allocation.
+func newUnit() *unit {
+	u := &unit{}
+	u.acks, u.puts = u.ackBuf[:0], u.putBuf[:0]
+	return u
+}
+
+// setStream puts the stream's generator state into the unit.
+func (u *unit) setStream(s streamPut) {
+	u.streamBuf = s
+	u.stream = &u.streamBuf
 }
 
 type streamPut struct {
@@ -128,14 +147,27 @@ func (p *pendingUnits) last() *unit {
 func (p *pendingUnits) closeMain() {
 	if !p.main.empty() {
 		p.closed = append(p.closed, p.main)
-		p.main = &unit{}
+		p.main = newUnit()
 	}
 }
 
 // take returns the non-empty units, in the order they must commit, and starts afresh.
-func (p *pendingUnits) take() []*unit {
+func (p *pendingUnits) take() []*unit { return p.takeInto(nil) }
+
+// flushed is the committer's Flushed for epoch holding the units taken.
+func (p *pendingUnits) flushed(epoch uint64, extra int) *Flushed {
+	f := &Flushed{Epoch: epoch, Extra: extra}
+	f.Units = p.takeInto(f.one[:0])
+	return f
+}
+
+// takeInto appends the non-empty units to dst, in the order they must commit, and
+// starts afresh. The lists are kept for the next flush: dst is the only copy handed on.
+func (p *pendingUnits) takeInto(dst []*unit) []*unit {
 	p.closeMain()
-	out := append(p.closed, p.spill...)
-	p.closed, p.spill = nil, nil
-	return out
+	dst = append(append(dst, p.closed...), p.spill...)
+	clear(p.closed)
+	clear(p.spill)
+	p.closed, p.spill = p.closed[:0], p.spill[:0]
+	return dst
 }

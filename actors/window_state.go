@@ -95,9 +95,9 @@ func (w *window) applied(id uint64) (seen, durable bool) {
 
 func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 	w.saveState()
-	units := w.pending.take()
-	w.settleGenerations(units)
-	ctx.Send(w.committer, &Flushed{Epoch: epoch, Units: units})
+	f := w.pending.flushed(epoch, 0)
+	w.settleGenerations(f.Units)
+	ctx.Send(w.committer, f)
 }
 
 // maybeCloseUnit closes the main unit once it, with the windows still to be written,

@@ -88,15 +88,32 @@ func (s *Store) committed() {
 
 // txnBuild is one transaction being filled, with the outbox changes it makes.
 type txnBuild struct {
-	txn    *badger.Txn
-	queues map[string]*queueChange
+	txn     *badger.Txn
+	queues  map[string]*queueChange
+	entries []badger.Entry // the transaction's writes, one allocation for all of them
 }
+
+// entry is badger.NewEntry(key, val) taken from the transaction's slab. Badger keeps
+// a pointer to each entry until the commit returns; one slab instead of an allocation
+// per write. A slab that fills is replaced, and the entries already handed out keep
+// the old one alive.
+func (t *txnBuild) entry(key, val []byte) *badger.Entry {
+	if len(t.entries) == cap(t.entries) {
+		t.entries = make([]badger.Entry, 0, max(16, 2*cap(t.entries)))
+	}
+	t.entries = append(t.entries, badger.Entry{Key: key, Value: val})
+	return &t.entries[len(t.entries)-1]
+}
+
+// set writes val under key in the transaction.
+func (t *txnBuild) set(key, val []byte) error { return t.txn.SetEntry(t.entry(key, val)) }
 
 // build adds units [from, to) to a new transaction. On ErrTxnTooBig, fit is the
 // number of whole units that went in before the limit was hit.
 func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
-	t = txnBuild{txn: s.db.NewTransaction(true)}
-	if err := t.txn.Set(commitKey, appendCounter(nil, s.commits+1)); err != nil {
+	ops := b.units[to-1] - b.unitStart(from)
+	t = txnBuild{txn: s.db.NewTransaction(true), entries: make([]badger.Entry, 0, ops+1)}
+	if err := t.set(commitKey, appendCounter(nil, s.commits+1)); err != nil {
 		return t, 0, s.wrapOpErr(err, commitKey)
 	}
 	for u := from; u < to; u++ {
@@ -110,7 +127,7 @@ func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
 		if c.maxSeq == 0 {
 			continue
 		}
-		if err := t.txn.Set(counterKey(nil, name), appendCounter(nil, c.maxSeq)); err != nil {
+		if err := t.set(counterKey(nil, name), appendCounter(nil, c.maxSeq)); err != nil {
 			return t, to - from, s.wrapOpErr(err, counterKey(nil, name))
 		}
 	}
@@ -128,18 +145,18 @@ func (s *Store) addOp(t *txnBuild, o op) error {
 	var err error
 	switch o.kind {
 	case opPut:
-		err = t.txn.Set(o.key, o.val)
+		err = t.set(o.key, o.val)
 	case opDelete:
 		err = t.txn.Delete(o.key)
 	case opMark:
-		err = t.txn.SetEntry(badger.NewEntry(o.key, nil).WithTTL(s.ttl))
+		err = t.txn.SetEntry(t.entry(o.key, nil).WithTTL(s.ttl))
 	case opEnqueue:
 		c := t.change(o.queue)
 		if last := max(c.maxSeq, s.committedSeq(o.queue)); o.seq <= last {
 			return fmt.Errorf("committing state in %s: outbox %q got seq %d after seq %d was committed: "+
 				"a queue needs one writer committing its batches in order", s.where, o.queue, o.seq, last)
 		}
-		if err = t.txn.Set(o.key, o.val); err == nil {
+		if err = t.set(o.key, o.val); err == nil {
 			c.records++
 			c.bytes += int64(len(o.val))
 			c.maxSeq = o.seq

@@ -49,6 +49,9 @@ type defaultMailbox struct {
 	invoker         MessageInvoker
 	dispatcher      Dispatcher
 	middlewares     []MailboxMiddleware
+	// process is processMessages as a func value, made once: a method value built
+	// at each schedule allocates a closure per message sent to an idle mailbox.
+	process func()
 }
 
 func (m *defaultMailbox) PostUserMessage(message interface{}) {
@@ -92,11 +95,12 @@ func (m *defaultMailbox) PostSystemMessage(message interface{}) {
 func (m *defaultMailbox) RegisterHandlers(invoker MessageInvoker, dispatcher Dispatcher) {
 	m.invoker = invoker
 	m.dispatcher = dispatcher
+	m.process = m.processMessages
 }
 
 func (m *defaultMailbox) schedule() {
 	if atomic.CompareAndSwapInt32(&m.schedulerStatus, idle, running) {
-		m.dispatcher.Schedule(m.processMessages)
+		m.dispatcher.Schedule(m.process)
 	}
 }
 
