@@ -66,7 +66,8 @@ func (b Broker) Embedded() bool { return b.URL == EmbeddedBroker }
 const EmbeddedBroker = "embedded"
 
 // Upstream is the cloud broker that receives late records (and results when a
-// window asks for them), held in a disk outbox while the uplink is down.
+// window asks for them), held in a disk outbox while the uplink is down: an MQTT
+// broker, or NATS JetStream with a nats:// URL.
 type Upstream struct {
 	URL      string // "" disables upstream sync
 	ClientID string
@@ -79,6 +80,7 @@ type Upstream struct {
 	Batch        Batch
 	MaxRate      float64 // records per second while draining the backlog
 	Outbox       Outbox
+	NATS         UpstreamNATS // only with a nats:// URL
 }
 
 // Enabled reports whether an upstream broker is configured.

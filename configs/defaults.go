@@ -34,6 +34,7 @@ import (
 //	upstream.batch           max_records 100; max_delay 1s (0 = send at once)
 //	upstream.max_rate        500 records/s
 //	upstream.outbox          max_bytes 64MiB, when_full drop_oldest
+//	upstream.jetstream       stream EDGED, storage file, duplicate_window 1h (nats:// only)
 //
 // Device file, per stream:
 //
@@ -143,6 +144,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "upstream.max_rate", &u.MaxRate, DefaultMaxRate)
 	or(p, "upstream.outbox.max_bytes", &u.Outbox.MaxBytes, DefaultOutboxBytes)
 	or(p, "upstream.outbox.when_full", &u.Outbox.WhenFull, DefaultWhenFull)
+	applyNATSDefaults(p, &u.NATS)
 }
 
 // applyDeviceDefaults fills what a device file left out.

@@ -66,7 +66,8 @@ func load(f files, file string) (*Daemon, error) {
 	}
 	applyDefaults(d)
 	for _, p := range []*string{&d.DataDir, &d.DevicesDir, &d.Broker.TLS.CA, &d.Broker.TLS.Cert, &d.Broker.TLS.Key,
-		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key, &d.Broker.PasswordFile, &d.Upstream.PasswordFile} {
+		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key, &d.Broker.PasswordFile, &d.Upstream.PasswordFile,
+		&d.Upstream.NATS.TokenFile, &d.Upstream.NATS.NKeySeedFile, &d.Upstream.NATS.CredsFile} {
 		if *p != "" {
 			*p = f.resolve(file, *p)
 		}

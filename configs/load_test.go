@@ -131,7 +131,8 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 		Broker: Broker{URL: "tcp://127.0.0.1:1883", ClientID: "edged-" + host, KeepAlive: 30 * time.Second},
 		Upstream: Upstream{ClientID: "edged-" + host + "-upstream", TopicPrefix: "edged/" + host,
 			Batch: Batch{MaxRecords: 100, MaxDelay: time.Second}, MaxRate: 500,
-			Outbox: Outbox{MaxBytes: 64 << 20, WhenFull: "drop_oldest"}},
+			Outbox: Outbox{MaxBytes: 64 << 20, WhenFull: "drop_oldest"},
+			NATS:   UpstreamNATS{JetStream: JetStream{Stream: "EDGED", Storage: "file", DuplicateWindow: time.Hour}}},
 	}
 	got := *d
 	got.Devices, got.pos = nil, nil

@@ -36,7 +36,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"tls", tlsSchema(&c.Broker.TLS)},
 			field{"keepalive", duration(&c.Broker.KeepAlive)},
 		)},
-		field{"upstream", mapping(
+		field{"upstream", mapping(append([]field{
 			field{"url", str(&c.Upstream.URL)},
 			field{"client_id", str(&c.Upstream.ClientID)},
 			field{"username", str(&c.Upstream.Username)},
@@ -53,7 +53,7 @@ func daemonSchema(c *Daemon) binder {
 				field{"max_bytes", size(&c.Upstream.Outbox.MaxBytes)},
 				field{"when_full", str(&c.Upstream.Outbox.WhenFull)},
 			)},
-		)},
+		}, natsSchema(&c.Upstream.NATS)...)...)},
 	)
 }
 

@@ -2,21 +2,22 @@ package configs
 
 import "strings"
 
-// readPasswords loads password_file settings, so a password can live in a file only
+// readPasswords loads password_file (and token_file) settings, so a secret can live in a file only
 // the daemon's user reads (or a systemd credential) instead of the shared config.
 func readPasswords(f files, r *report, d *Daemon) {
 	for _, s := range []struct {
-		path     string
-		file, pw *string
+		path, value string
+		file, pw    *string
 	}{
-		{"broker.password_file", &d.Broker.PasswordFile, &d.Broker.Password},
-		{"upstream.password_file", &d.Upstream.PasswordFile, &d.Upstream.Password},
+		{"broker.password_file", "password", &d.Broker.PasswordFile, &d.Broker.Password},
+		{"upstream.password_file", "password", &d.Upstream.PasswordFile, &d.Upstream.Password},
+		{"upstream.token_file", "token", &d.Upstream.NATS.TokenFile, &d.Upstream.NATS.Token},
 	} {
 		if *s.file == "" {
 			continue
 		}
 		if *s.pw != "" {
-			r.at(s.path, "set password or password_file, not both")
+			r.at(s.path, "set %s or %s_file, not both", s.value, s.value)
 			continue
 		}
 		data, err := f.read(*s.file)

@@ -92,7 +92,13 @@ func (d *Daemon) validateBroker(r *report) {
 
 func (d *Daemon) validateUpstream(r *report) {
 	u := d.Upstream
-	r.brokerURL("upstream.url", u.URL, false)
+	if u.UsesNATS() {
+		r.natsURL("upstream.url", u.URL)
+		d.validateNATS(r)
+	} else {
+		r.brokerURL("upstream.url", u.URL, false)
+		d.rejectNATSOnly(r)
+	}
 	r.tls("upstream", u.URL, u.TLS)
 	r.required("upstream.client_id", u.ClientID)
 	r.topic("upstream.topic_prefix", u.TopicPrefix)
