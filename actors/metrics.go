@@ -43,6 +43,7 @@ type Metrics struct {
 	OutboxOldest   *prometheus.GaugeVec // queue: age of the oldest entry, seconds
 	UpstreamSent   prometheus.Counter
 	UpstreamDrop   *prometheus.CounterVec // policy
+	UpstreamDups   prometheus.Counter     // JetStream only
 	UnshippedLate  *prometheus.CounterVec // device: late records with no upstream configured
 }
 
@@ -85,6 +86,7 @@ func NewMetrics() *Metrics {
 		OutboxOldest:   f.gauges("edged_outbox_oldest_age_seconds", "Age of the oldest outbox entry.", "queue"),
 		UpstreamSent:   f.counter("edged_upstream_sent_total", "Records delivered upstream (PUBACK received)."),
 		UpstreamDrop:   f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
+		UpstreamDups:   f.counter("edged_upstream_duplicates_total", "Records JetStream already held when edged sent them again (after a lost ack or a crash): stored once, counted here."),
 		UnshippedLate:  f.counters("edged_late_unshipped_total", "Late records logged because no upstream is configured.", "device"),
 	}
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfoCollector())

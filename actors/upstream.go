@@ -14,9 +14,12 @@ import (
 )
 
 // upstreamConn is the uplink as the upstream actor sees it: *upstreamLink in the
-// daemon, a fake in tests. done reports the PUBACK (QoS 1) or why there was none.
+// daemon (over an MQTT or a JetStream transport), a fake in tests. The actor decides
+// what goes out and when; the transport how. Publish sends one batch; done reports,
+// once, that the server acknowledged every record of it (MQTT PUBACK, JetStream
+// PubAck) or why not, and the actor then sends the whole batch again.
 type upstreamConn interface {
-	Publish(topic string, qos byte, payload []byte, done func(error))
+	Publish(b upstreamBatch, done func(error))
 	Connected() bool
 }
 
@@ -38,9 +41,10 @@ const (
 // batch is read back from the store and sent again, so a retry cannot reorder; a
 // record sent twice carries the same id both times.
 //
-// What the cloud receives on {topic_prefix}/{device}/late/{stream} (and
+// What the cloud receives over MQTT on {topic_prefix}/{device}/late/{stream} (and
 // .../results/{window}): one MQTT message per batch, the record itself when the batch
-// holds one, otherwise a JSON array of records in outbox order. A batch holds
+// holds one, otherwise a JSON array of records in outbox order (see upstream_mqtt.go;
+// JetStream gets one message per record, see upstream_nats.go). A batch holds
 // consecutive records of one topic, at most batch.max_records, and waits at most
 // batch.max_delay for more. Every record starts with "id":"<device>-<seq>", seq being
 // the outbox sequence number, unique per device across restarts: the cloud drops the

@@ -121,7 +121,8 @@ func (c *upFakeCommitter) Receive(ctx actor.Context) {
 	}
 }
 
-// upFakeConn is an uplink that records what is published; it acknowledges at once
+// upFakeConn is an uplink that records what is published, rendered as the MQTT
+// transport renders it under the prefix upConfig sets; it acknowledges at once
 // unless hold is set.
 type upFakeConn struct {
 	mu   sync.Mutex
@@ -150,7 +151,8 @@ func (f *upFakeConn) setUp(up bool) {
 	f.up = up
 }
 
-func (f *upFakeConn) Publish(topic string, _ byte, payload []byte, done func(error)) {
+func (f *upFakeConn) Publish(b upstreamBatch, done func(error)) {
+	topic, payload := upstreamTopic("cloud/gw", b.device, b.topic), upstreamPayload(b.device, b.entries)
 	f.mu.Lock()
 	var err error
 	if !mqtt.ValidTopicName(topic) { // as the real client refuses it

@@ -5,63 +5,56 @@ import (
 	"errors"
 	"log/slog"
 	"sync/atomic"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/configs"
-	"github.com/edged/edged/mqtt"
 )
 
-// upstreamLink is the daemon's connection to the upstream broker and the handle on the
-// upstream-sync actor that uses it.
+// upstreamLink is the daemon's connection to the upstream (an MQTT broker, or NATS
+// JetStream for a nats:// URL) and the handle on the upstream-sync actor that uses it.
 //
-// The link never blocks the daemon on the uplink: it dials in the background, so edged
-// starts (and keeps its outbox growing on disk) while the cloud is unreachable. The
-// mqtt.Client retries the first connection every second and, once connected, reconnects
-// by itself with exponential backoff from 1 s doubling to 10 s (see mqtt/client.go); a
-// publish issued before a drop is resent by the client after the reconnect.
+// The link never blocks the daemon on the uplink: both transports connect in the
+// background, so edged starts (and keeps its outbox growing on disk) while the cloud
+// is unreachable, and reconnect by themselves with exponential backoff from 1 s
+// doubling to 10 s plus up to 1 s of jitter.
 type upstreamLink struct {
 	cfg     configs.Upstream
 	log     *slog.Logger
 	metrics *Metrics
 
-	client  atomic.Pointer[mqtt.Client]
-	cancel  context.CancelFunc
-	dialed  chan struct{} // closed when the background dial returned
-	blocked atomic.Bool   // outbox full under policy block: intake must stop
+	transport upstreamTransport // nil in tests that only need the blocked flag
+	blocked   atomic.Bool       // outbox full under policy block: intake must stop
+}
 
+// upstreamTransport is one way to reach the cloud: mqttUplink or natsUplink.
+type upstreamTransport interface {
+	upstreamConn
+	// close stops reconnecting and disconnects; what is not acknowledged stays in
+	// the outbox and is sent again by the next run.
+	close()
 }
 
 var errUpstreamDown = errors.New("not connected to the upstream broker")
 
-// newUpstreamLink loads the TLS files and starts dialling cfg.URL in the background.
+// newUpstreamLink loads the TLS files and starts connecting to cfg.URL in the background.
 func newUpstreamLink(ctx context.Context, cfg configs.Upstream, log *slog.Logger, m *Metrics) (*upstreamLink, error) {
 	tlsCfg, err := cfg.TLS.Config()
 	if err != nil {
 		return nil, err
 	}
 	log = log.With("component", "upstream")
-	// The dial outlives the context of Start: it stops only with close.
-	dialCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	l := &upstreamLink{cfg: cfg, log: log, metrics: m, cancel: cancel, dialed: make(chan struct{})}
-	opts := mqtt.Options{
-		URL: cfg.URL, ClientID: cfg.ClientID, Username: cfg.Username, Password: cfg.Password, TLS: tlsCfg,
-		// Publishing only: nothing is worth keeping at the cloud broker between sessions.
-		CleanSession: true,
-		Logger:       log,
+	l := &upstreamLink{cfg: cfg, log: log, metrics: m}
+	// The connection outlives the context of Start: it stops only with close.
+	ctx = context.WithoutCancel(ctx)
+	if cfg.UsesNATS() {
+		l.transport, err = newNATSUplink(ctx, cfg, tlsCfg, log, m)
+	} else {
+		l.transport = newMQTTUplink(ctx, cfg, tlsCfg, log)
 	}
-	go func() {
-		defer close(l.dialed)
-		c, err := mqtt.Connect(dialCtx, opts)
-		if err != nil {
-			if dialCtx.Err() == nil {
-				log.Error("upstream sync is off: connecting to the upstream broker failed", "err", err)
-			}
-			return
-		}
-		l.client.Store(c)
-	}()
+	if err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -79,8 +72,7 @@ func (l *upstreamLink) spawn(e *env) *actor.PID {
 
 // connected reports whether the uplink is up right now (for /healthz).
 func (l *upstreamLink) connected() bool {
-	c := l.client.Load()
-	return c != nil && c.Connected()
+	return l.transport != nil && l.transport.Connected()
 }
 
 // intakeBlocked reports that the outbox is full under policy block: the router must
@@ -90,21 +82,18 @@ func (l *upstreamLink) intakeBlocked() bool { return l.blocked.Load() }
 // Connected and Publish make the link the actor's upstreamConn.
 func (l *upstreamLink) Connected() bool { return l.connected() }
 
-func (l *upstreamLink) Publish(topic string, qos byte, payload []byte, done func(error)) {
-	c := l.client.Load()
-	if c == nil {
+func (l *upstreamLink) Publish(b upstreamBatch, done func(error)) {
+	if l.transport == nil {
 		done(errUpstreamDown)
 		return
 	}
-	c.Publish(topic, qos, payload, done)
+	l.transport.Publish(b, done)
 }
 
-// close stops dialling and disconnects, giving in-flight publishes a second.
+// close stops the transport.
 func (l *upstreamLink) close() {
-	l.cancel()
-	<-l.dialed
-	if c := l.client.Load(); c != nil {
-		c.Close(time.Second)
+	if l.transport != nil {
+		l.transport.close()
 	}
 	l.metrics.UpstreamUp.Set(0)
 }

@@ -74,36 +74,6 @@ func (q *upQueue) rewind(b *upBatch) {
 	q.forget()
 }
 
-// upstreamPayload is what the cloud receives for a batch: the record itself when
-// there is one, a JSON array of records when there are several. Each record gets
-// `"id":"<device>-<seq>"` in front, unique per device across restarts.
-func upstreamPayload(device string, entries []outboxEntry) []byte {
-	if len(entries) == 1 {
-		return withID(device, entries[0].Seq, entries[0].Payload)
-	}
-	size := 2
-	for _, e := range entries {
-		size += len(e.Payload) + len(device) + 32
-	}
-	b := make([]byte, 0, size)
-	b = append(b, '[')
-	for i, e := range entries {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, withID(device, e.Seq, e.Payload)...)
-	}
-	return append(b, ']')
-}
-
-// upstreamTopic is where a queue's entry goes: {prefix}/{device}/{late/<stream> | results/<window>}.
-func upstreamTopic(prefix, device, rel string) string {
-	if prefix == "" {
-		return device + "/" + rel
-	}
-	return prefix + "/" + device + "/" + rel
-}
-
 // entryTime is when an outbox record was made, for the age of the oldest entry: a late
 // record's received_at, a result's emitted_at; 0 if it has neither.
 func entryTime(payload []byte) int64 {

@@ -1,6 +1,18 @@
 package actors
 
-import "github.com/asynkron/protoactor-go/actor"
+import (
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// upstreamBatch is a batch as a transport sees it: consecutive records of one
+// device's upstream outbox for one topic, oldest first.
+type upstreamBatch struct {
+	device  string
+	topic   string // relative to the prefix and the device: late/<stream> or results/<window>
+	entries []outboxEntry
+}
 
 // pump sends the queue's next batch if the uplink is up, nothing of the queue is in
 // flight, the batch is complete or has waited max_delay, and the rate allows it. It
@@ -50,15 +62,14 @@ func (u *upstream) fill(q *upQueue) {
 	}
 }
 
-// send publishes the first n entries of buf as one message.
+// send publishes the first n entries of buf as one batch.
 func (u *upstream) send(ctx actor.Context, q *upQueue, n int) {
-	entries := q.buf[:n]
+	// A copy: buf is reused at once, and a transport may render the batch later.
+	entries := slices.Clone(q.buf[:n])
 	b := &upBatch{queue: q, seqs: make([]uint64, n), sentAt: u.now}
 	for i, e := range entries {
 		b.seqs[i] = e.Seq
 	}
-	topic := upstreamTopic(u.cfg.TopicPrefix, q.device, entries[0].Topic)
-	payload := upstreamPayload(q.device, entries)
 	q.cursor = entries[n-1].Seq
 	q.buf = append(q.buf[:0], q.buf[n:]...)
 	q.inflight = b
@@ -66,7 +77,7 @@ func (u *upstream) send(ctx actor.Context, q *upQueue, n int) {
 		u.tokens -= float64(n)
 	}
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	u.conn.Publish(topic, 1, payload, func(err error) {
+	u.conn.Publish(upstreamBatch{device: q.device, topic: entries[0].Topic, entries: entries}, func(err error) {
 		root.Send(self, &upstreamAcked{batch: b, err: err})
 	})
 }
