@@ -1,0 +1,106 @@
+package actors
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/testing/broker"
+	"github.com/edged/edged/testing/natsbroker"
+)
+
+func natsUpConfig(url string, create bool) configs.Upstream {
+	cfg := upConfig(20, 50*time.Millisecond, 2000)
+	cfg.URL, cfg.ClientID = url, "edged-upstream"
+	cfg.NATS.JetStream = configs.JetStream{CreateStream: create, Stream: "UP", Storage: "file", DuplicateWindow: time.Hour}
+	return cfg
+}
+
+// natsIDs reads the stream back and lists, per Nats-Msg-Id, how many messages carry
+// it, checking on the way that each message's body carries the same record id.
+func natsIDs(t *testing.T, srv *natsbroker.Server) (counts map[string]int, order map[string][]uint64) {
+	t.Helper()
+	counts, order = map[string]int{}, map[string][]uint64{}
+	for _, m := range srv.Messages("UP") {
+		if ids := upRecordIDs(m.Data); len(ids) != 1 || ids[0] != m.ID {
+			t.Fatalf("message %s on %s carries records %v", m.ID, m.Subject, ids)
+		}
+		if counts[m.ID]++; counts[m.ID] == 1 {
+			dev, seq := upIDSeq(t, m.ID)
+			if want := "cloud.gw." + dev + ".late.s"; m.Subject != want {
+				t.Errorf("record %s went to %s, want %s", m.ID, m.Subject, want)
+			}
+			order[dev] = append(order[dev], seq)
+		}
+	}
+	return counts, order
+}
+
+func TestJetStreamUplinkStoresEveryRecordOnceThroughAnOutageAndRestarts(t *testing.T) {
+	srv := natsbroker.Start(t)
+	cfg := natsUpConfig(srv.URL(), true)
+	dir := t.TempDir()
+	devices := []string{"a", "b"}
+	ten := slices.Repeat([]string{"s"}, 10)
+
+	h, stop := startUpEdged(t, dir, cfg)
+	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.connected)
+	n := map[string]int{}
+	for range 3 {
+		for _, d := range devices {
+			h.enqueue(d, ten, n[d], 0, true)
+			n[d] += 10
+		}
+	}
+	upEventually(t, 10*time.Second, "the first 60 records stored", func() bool { return srv.Count("UP") == 60 })
+
+	srv.Kill()
+	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.connected() })
+	for range 10 {
+		for _, d := range devices {
+			h.enqueue(d, ten, n[d], 0, true)
+			n[d] += 10
+		}
+	}
+	stop() // edged stops during the outage; its outbox is on disk
+
+	_, stop = startUpEdged(t, dir, cfg)
+	defer stop()
+	srv.Restart()
+	upEventually(t, 30*time.Second, "all 260 records stored after the outage", func() bool { return srv.Count("UP") == 260 })
+	counts, order := natsIDs(t, srv)
+	for id, c := range counts {
+		if c != 1 {
+			t.Errorf("record %s stored %d times", id, c)
+		}
+	}
+	for _, dev := range devices {
+		if want := seqRange(1, uint64(n[dev])); !slices.Equal(order[dev], want) {
+			t.Errorf("device %s: records stored as %v, want every seq in order %v", dev, order[dev], want)
+		}
+	}
+}
+
+func TestWithoutAStreamTheJetStreamUplinkSaysWhichSubjectHasNone(t *testing.T) {
+	srv := natsbroker.Start(t)
+	cfg := natsUpConfig(srv.URL(), false)
+	log := &broker.SyncBuffer{}
+	link, err := newUpstreamLink(t.Context(), cfg, slog.New(slog.NewTextHandler(log, nil)), NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.close()
+	upEventually(t, 10*time.Second, "the link checked for the stream", link.connected)
+	done := make(chan error, 1)
+	link.Publish(upstreamBatch{device: "a", topic: "late/s", entries: []outboxEntry{{Seq: 1, Topic: "late/s", Payload: []byte(`{"n":1}`)}}}, func(err error) { done <- err })
+	err = <-done
+	if err == nil || !strings.Contains(err.Error(), "no JetStream stream takes in subject cloud.gw.a.late.s") {
+		t.Errorf("publishing without a stream: %v, want an error naming the subject", err)
+	}
+	if got := log.String(); !strings.Contains(got, "no JetStream stream takes in subject cloud.gw.>") {
+		t.Errorf("the log does not name the subject without a stream:\n%s", got)
+	}
+}
