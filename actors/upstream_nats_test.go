@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/natsjs"
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/natsbroker"
 )
@@ -102,5 +103,30 @@ func TestWithoutAStreamTheJetStreamUplinkSaysWhichSubjectHasNone(t *testing.T) {
 	}
 	if got := log.String(); !strings.Contains(got, "no JetStream stream takes in subject cloud.gw.>") {
 		t.Errorf("the log does not name the subject without a stream:\n%s", got)
+	}
+}
+
+func TestJetStreamSubjectsMirrorTheTopicsAndIDsNameTheRecord(t *testing.T) {
+	u := &natsUplink{prefix: natsjs.Subject(strings.Split("edged/gw1.example.com", "/")...)}
+	result := []byte(`{"device":"d","window":"w","key":"a.b","start":1000,"end":2000,"revision":2,"kind":"late_update","values":{},"watermark":5,"emitted_at":9}`)
+	tests := []struct {
+		device, topic string
+		entry         outboxEntry
+		subject, id   string
+	}{
+		{"boiler", "late/sensors/s-1/data", outboxEntry{Seq: 7, Payload: []byte(`{"n":1}`)},
+			"edged.gw1%2Eexample%2Ecom.boiler.late.sensors.s-1.data", "boiler-7"},
+		{"boiler", "results/w", outboxEntry{Seq: 8, Payload: result},
+			"edged.gw1%2Eexample%2Ecom.boiler.results.w", "boiler/w/a.b/1000/2"},
+		{"dev ice", "late/a/+/*", outboxEntry{Seq: 9, Payload: []byte(`{"n":1}`)},
+			"edged.gw1%2Eexample%2Ecom.dev%20ice.late.a.+.%2A", "dev ice-9"},
+	}
+	for _, tt := range tests {
+		if got := u.subject(tt.device, tt.topic); got != tt.subject {
+			t.Errorf("subject(%q, %q) = %q, want %q", tt.device, tt.topic, got, tt.subject)
+		}
+		if got := upstreamMsgID(tt.device, tt.topic, tt.entry); got != tt.id {
+			t.Errorf("message id of %s on %s = %q, want %q", tt.entry.Payload, tt.topic, got, tt.id)
+		}
 	}
 }
