@@ -26,11 +26,12 @@ func natsIDs(t *testing.T, srv *natsbroker.Server) (counts map[string]int, order
 	t.Helper()
 	counts, order = map[string]int{}, map[string][]uint64{}
 	for _, m := range srv.Messages("UP") {
-		if ids := upRecordIDs(m.Data); len(ids) != 1 || ids[0] != m.ID {
+		id, ok := strings.CutPrefix(m.ID, "cloud/gw/")
+		if ids := upRecordIDs(m.Data); !ok || len(ids) != 1 || ids[0] != id {
 			t.Fatalf("message %s on %s carries records %v", m.ID, m.Subject, ids)
 		}
-		if counts[m.ID]++; counts[m.ID] == 1 {
-			dev, seq := upIDSeq(t, m.ID)
+		if counts[id]++; counts[id] == 1 {
+			dev, seq := upIDSeq(t, id)
 			if want := "cloud.gw." + dev + ".late.s"; m.Subject != want {
 				t.Errorf("record %s went to %s, want %s", m.ID, m.Subject, want)
 			}
@@ -107,7 +108,7 @@ func TestWithoutAStreamTheJetStreamUplinkSaysWhichSubjectHasNone(t *testing.T) {
 }
 
 func TestJetStreamSubjectsMirrorTheTopicsAndIDsNameTheRecord(t *testing.T) {
-	u := &natsUplink{prefix: natsjs.Subject(strings.Split("edged/gw1.example.com", "/")...)}
+	u := &natsUplink{prefix: natsjs.Subject(strings.Split("edged/gw1.example.com", "/")...), idPrefix: "edged/gw1.example.com/"}
 	result := []byte(`{"device":"d","window":"w","key":"a.b","start":1000,"end":2000,"revision":2,"kind":"late_update","values":{},"watermark":5,"emitted_at":9}`)
 	tests := []struct {
 		device, topic string
@@ -125,7 +126,7 @@ func TestJetStreamSubjectsMirrorTheTopicsAndIDsNameTheRecord(t *testing.T) {
 		if got := u.subject(tt.device, tt.topic); got != tt.subject {
 			t.Errorf("subject(%q, %q) = %q, want %q", tt.device, tt.topic, got, tt.subject)
 		}
-		if got := upstreamMsgID(tt.device, tt.topic, tt.entry); got != tt.id {
+		if got := u.msgID(tt.device, tt.topic, tt.entry); got != "edged/gw1.example.com/"+tt.id {
 			t.Errorf("message id of %s on %s = %q, want %q", tt.entry.Payload, tt.topic, got, tt.id)
 		}
 	}

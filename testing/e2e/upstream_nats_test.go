@@ -15,7 +15,7 @@ import (
 // drains the backlog, the NATS server restarted while edged sends. Records that
 // JetStream stored but edged had not yet deleted from its outbox when it was
 // killed are sent again and dropped by the server as duplicates of their
-// Nats-Msg-Id, which edged counts.
+// Nats-Msg-Id ({topic_prefix}/<device>-<seq>), which edged counts.
 func TestJetStreamUplinkStoresEveryLateRecordOnceThroughOutageCrashAndServerRestart(t *testing.T) {
 	bin := crashBuild(t)
 	devices, keys := []string{"gw-a", "gw-b"}, upKeys(4)
@@ -99,7 +99,7 @@ func TestJetStreamUplinkStoresEveryLateRecordOnceThroughOutageCrashAndServerRest
 	missing := 0
 	for _, d := range devices {
 		for seq := 1; seq <= next; seq++ {
-			id := fmt.Sprintf("%s-%d", d, seq)
+			id := fmt.Sprintf("%s/cloud/%s-%d", s.prefix, d, seq)
 			switch c := counts[id]; {
 			case c == 0:
 				missing++
