@@ -62,6 +62,9 @@ func TestJetStreamUplinkStoresEveryLateRecordOnceThroughOutageCrashAndServerRest
 	// fall where nothing stored is still in the outbox makes none, so the test
 	// tries up to three times.
 	outageThenCrash := func() float64 {
+		// Everything stored so far is acknowledged and gone from the outbox, so
+		// the count below is the outage's records only.
+		harness.Eventually(t, 20*time.Second, "the outbox empty", func() bool { return outbox() == 0 })
 		srv.Stop()
 		harness.Eventually(t, 10*time.Second, "edged saw NATS go", func() bool { return metric("edged_upstream_connected") == 0 })
 		before := next
