@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/natsjs"
 	"github.com/edged/edged/testing/broker"
@@ -129,5 +131,36 @@ func TestJetStreamSubjectsMirrorTheTopicsAndIDsNameTheRecord(t *testing.T) {
 		if got := u.msgID(tt.device, tt.topic, tt.entry); got != "edged/gw1.example.com/"+tt.id {
 			t.Errorf("message id of %s on %s = %q, want %q", tt.entry.Payload, tt.topic, got, tt.id)
 		}
+	}
+}
+
+// A result emitted again under a new outbox seq (a restart replayed the input that
+// fired it) keeps its key and revision, so JetStream stores it once.
+func TestAResultEmittedAgainIsStoredOnceByItsKeyAndRevision(t *testing.T) {
+	srv := natsbroker.Start(t)
+	h, stop := startUpEdged(t, t.TempDir(), natsUpConfig(srv.URL(), true))
+	defer stop()
+	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.connected)
+	result := []byte(`{"device":"a","window":"w","key":"k","start":1000,"end":2000,"revision":0,"kind":"on_time","values":{"count":1},"watermark":1999,"emitted_at":2000}`)
+	for i := range 2 {
+		b := h.store.NewBatch()
+		e := outboxEntry{Topic: "results/w", QoS: 1, Payload: result}
+		e.Seq = b.Enqueue(upstreamQueue("a"), e.encode())
+		if err := h.store.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		h.system.Root.Send(h.pid, &Enqueued{Queue: upstreamQueue("a"), Entries: []outboxEntry{e}, ReplyTo: h.committer})
+		upEventually(t, 10*time.Second, "the result delivered", func() bool { return h.store.Stats(upstreamQueue("a")).Records == 0 })
+		if i == 0 {
+			upEventually(t, 10*time.Second, "the result stored", func() bool { return srv.Count("UP") == 1 })
+		}
+	}
+	msgs := srv.Messages("UP")
+	if len(msgs) != 1 || msgs[0].ID != "cloud/gw/a/w/k/1000/0" || msgs[0].Subject != "cloud.gw.a.results.w" {
+		t.Errorf("the stream holds %+v, want the result once with id cloud/gw/a/w/k/1000/0", msgs)
+	}
+	var m dto.Metric
+	if err := h.link.metrics.UpstreamDups.Write(&m); err != nil || m.GetCounter().GetValue() != 1 {
+		t.Errorf("edged_upstream_duplicates_total = %v (%v), want 1", m.GetCounter().GetValue(), err)
 	}
 }
