@@ -73,7 +73,7 @@ func (c *upCloud) firstSeqs(t testing.TB) map[string][]uint64 {
 
 // startUpEdged is one run of edged's upstream side over the state in dir: the link to
 // the upstream broker, the actor, and the ticker that drives it.
-func startUpEdged(t *testing.T, dir string, cfg configs.Upstream) (h *upHarness, stop func()) {
+func startUpEdged(t testing.TB, dir string, cfg configs.Upstream) (h *upHarness, stop func()) {
 	t.Helper()
 	link, err := newUpstreamLink(context.Background(), cfg, slog.New(slog.DiscardHandler), NewMetrics())
 	if err != nil {

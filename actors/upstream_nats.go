@@ -40,12 +40,13 @@ const (
 // Publishing is asynchronous, so a batch of records costs one round trip, not one
 // per record; natsMaxPending bounds what is in flight.
 type natsUplink struct {
-	pub    *natsjs.Publisher
-	prefix string // escaped tokens joined by '.'
-	dups   prometheus.Counter
-	ready  atomic.Bool // the stream was set up or checked once
-	cancel context.CancelFunc
-	setup  chan struct{} // closed when the setup goroutine returned
+	pub      *natsjs.Publisher
+	prefix   string // escaped tokens joined by '.'
+	idPrefix string // topic_prefix + "/": makes message ids unique in a fleet's stream
+	dups     prometheus.Counter
+	ready    atomic.Bool // the stream was set up or checked once
+	cancel   context.CancelFunc
+	setup    chan struct{} // closed when the setup goroutine returned
 }
 
 func newNATSUplink(ctx context.Context, cfg configs.Upstream, tlsCfg *tls.Config, log *slog.Logger, m *Metrics) (*natsUplink, error) {
@@ -58,7 +59,7 @@ func newNATSUplink(ctx context.Context, cfg configs.Upstream, tlsCfg *tls.Config
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	t := &natsUplink{pub: pub, prefix: natsjs.Subject(strings.Split(cfg.TopicPrefix, "/")...),
+	t := &natsUplink{pub: pub, prefix: natsjs.Subject(strings.Split(cfg.TopicPrefix, "/")...), idPrefix: cfg.TopicPrefix + "/",
 		dups: m.UpstreamDups, cancel: cancel, setup: make(chan struct{})}
 	go func() {
 		defer close(t.setup)
@@ -114,7 +115,7 @@ func (t *natsUplink) Publish(b upstreamBatch, done func(error)) {
 	subject := t.subject(b.device, b.topic)
 	msgs := make([]natsjs.Msg, len(b.entries))
 	for i, e := range b.entries {
-		msgs[i] = natsjs.Msg{Subject: subject, ID: upstreamMsgID(b.device, b.topic, e), Data: withID(b.device, e.Seq, e.Payload)}
+		msgs[i] = natsjs.Msg{Subject: subject, ID: t.msgID(b.device, b.topic, e), Data: withID(b.device, e.Seq, e.Payload)}
 	}
 	t.pub.PublishBatch(msgs, func(dups int, err error) {
 		t.dups.Add(float64(dups))
@@ -133,10 +134,18 @@ func (t *natsUplink) close() {
 	t.pub.Close()
 }
 
-// upstreamMsgID is a record's idempotency key, sent as Nats-Msg-Id: the record id
-// "<device>-<seq>" for a late record; for a result "device/window/key/start/revision",
-// which a result keeps even when a restart emits it again under another seq.
-func upstreamMsgID(device, topic string, e outboxEntry) string {
+// msgID is a record's Nats-Msg-Id: its idempotency key after the topic prefix
+// ("edged/gw-1/boiler-1042"). JetStream deduplicates across a whole stream, and two
+// gateways of a fleet may well both have a device "boiler", whose records must not
+// be taken for each other's duplicates.
+func (t *natsUplink) msgID(device, topic string, e outboxEntry) string {
+	return t.idPrefix + upstreamKey(device, topic, e)
+}
+
+// upstreamKey is a record's idempotency key: the record id "<device>-<seq>" for a
+// late record; for a result "device/window/key/start/revision", which a result keeps
+// even when a restart emits it again under another seq.
+func upstreamKey(device, topic string, e outboxEntry) string {
 	window, ok := strings.CutPrefix(topic, "results/")
 	if ok {
 		var p fastjson.Parser

@@ -234,7 +234,7 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			daemon: "broker: {url: \"http://gw:1883\"}\nupstream: {url: embedded}\n",
 			want: []string{
 				"edged.yaml:1: broker.url: \"http://gw:1883\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be \"embedded\"",
-				"edged.yaml:2: upstream.url: \"embedded\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://",
+				"edged.yaml:2: upstream.url: \"embedded\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss:// (MQTT), or nats:// (NATS JetStream)",
 			},
 		},
 		{
@@ -247,7 +247,7 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			daemon: "broker: {url: \"tcp://edge:s3cret@gw\"}\nupstream: {url: \"https//edge:p/w@cloud:8883\"}\n",
 			want: []string{
 				"edged.yaml:1: broker.url: \"tcp://xxxxx@gw\" names no port",
-				"edged.yaml:2: upstream.url: \"xxxxx@cloud:8883\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://",
+				"edged.yaml:2: upstream.url: \"xxxxx@cloud:8883\" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss:// (MQTT), or nats:// (NATS JetStream)",
 			},
 		},
 		{

@@ -126,7 +126,8 @@ func (r *report) brokerURL(path, raw string, embeddedOK bool) {
 		if embeddedOK {
 			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)
 		} else {
-			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://", raw)
+			// Only the upstream may not be embedded, and it may also be NATS.
+			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss:// (MQTT), or nats:// (NATS JetStream)", raw)
 		}
 		return
 	}

@@ -55,6 +55,7 @@ type Publisher struct {
 	js         jetstream.JetStream
 	ackTimeout time.Duration
 	log        *slog.Logger
+	closed     chan struct{} // closed by Close: batches waiting for acks give up
 }
 
 // Connect starts connecting and returns at once: when the server is not there, the
@@ -109,7 +110,7 @@ func Connect(o Options) (*Publisher, error) {
 		nc.Close()
 		return nil, err
 	}
-	return &Publisher{nc: nc, js: js, ackTimeout: o.AckTimeout, log: log}, nil
+	return &Publisher{nc: nc, js: js, ackTimeout: o.AckTimeout, log: log, closed: make(chan struct{})}, nil
 }
 
 // Connected reports whether the connection is up right now.
@@ -146,6 +147,8 @@ func (p *Publisher) publish(msgs []Msg) (int, error) {
 			if ack.Duplicate {
 				dups++
 			}
+		case <-p.closed:
+			return dups, ErrClosed
 		case err := <-f.Err():
 			if errors.Is(err, jetstream.ErrNoStreamResponse) {
 				return dups, fmt.Errorf("no JetStream stream takes in subject %s: %w", msgs[i].Subject, err)
@@ -156,8 +159,15 @@ func (p *Publisher) publish(msgs []Msg) (int, error) {
 	return dups, nil
 }
 
-// Close drains nothing: what is not acknowledged is sent again by the caller.
-func (p *Publisher) Close() { p.nc.Close() }
+// ErrClosed is what a batch still waiting for acks gets when the publisher closes.
+var ErrClosed = errors.New("the NATS publisher was closed")
+
+// Close disconnects and drains nothing: what is not acknowledged is sent again by
+// the caller. Call it once.
+func (p *Publisher) Close() {
+	close(p.closed)
+	p.nc.Close()
+}
 
 // WaitConnected returns when the connection is up, or ctx's error.
 func (p *Publisher) WaitConnected(ctx context.Context) error {

@@ -46,6 +46,7 @@ type upUplink struct {
 	maxRate    int
 	maxBytes   int64
 	whenFull   string
+	extra      string // more lines of the upstream section, indented by two spaces
 }
 
 // upConfig writes a daemon file and one device file per device. Streams take
@@ -89,7 +90,7 @@ upstream:
   batch: {max_records: %d, max_delay: 10ms}
   max_rate: %d
   outbox: {max_bytes: %d, when_full: %s}
-`, local, prefix, up.url, prefix, prefix, up.maxRecords, up.maxRate, up.maxBytes, up.whenFull), files)
+%s`, local, prefix, up.url, prefix, prefix, up.maxRecords, up.maxRate, up.maxBytes, up.whenFull, up.extra), files)
 	return upSetup{prefix: prefix, local: local, config: path}
 }
 

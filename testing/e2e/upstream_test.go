@@ -389,7 +389,7 @@ func TestBadUpstreamConfigIsAFileLineError(t *testing.T) {
 		{
 			name:     "an unknown scheme",
 			upstream: "upstream:\n  url: amqp://cloud:5672\n",
-			want:     []string{`3: upstream.url: "amqp://cloud:5672" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://`},
+			want:     []string{`3: upstream.url: "amqp://cloud:5672" must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss:// (MQTT), or nats:// (NATS JetStream)`},
 		},
 		{
 			name:     "an unreadable CA file",
