@@ -48,7 +48,7 @@ type Daemon struct {
 // taking messages. The returned Daemon runs until Stop.
 func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemon, err error) {
 	// Not the named result: `return nil, err` would make the cleanup close a nil Daemon.
-	d := &Daemon{cfg: cfg, log: log, metrics: NewMetrics(), stopTicks: make(chan struct{})}
+	d := &Daemon{cfg: cfg, log: log, metrics: MetricsFor(cfg.Metrics), stopTicks: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			d.close()

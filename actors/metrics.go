@@ -3,22 +3,20 @@ package actors
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/edged/edged/configs"
 )
 
-// Metrics are the daemon's Prometheus series. Streams are labelled by concrete topic
-// so a silent or skewed sensor can be found; that is one series set per sensor.
+// Metrics are the daemon's Prometheus series. Streams are labelled by stream
+// definition unless metrics.per_topic asks for a series set per concrete topic (per
+// sensor); /status has the per-topic detail either way.
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	RecordsIn      *prometheus.CounterVec // device, stream
-	DecodeErrors   *prometheus.CounterVec // device, stream
-	Late           *prometheus.CounterVec // device, stream, reason
-	Dropped        *prometheus.CounterVec // device, stream, reason
-	Watermark      *prometheus.GaugeVec   // device, stream
-	WatermarkLag   *prometheus.GaugeVec   // device, stream
-	Idle           *prometheus.GaugeVec   // device, stream
-	MaxEventTime   *prometheus.GaugeVec   // device, stream
-	LastArrival    *prometheus.GaugeVec   // device, stream
+	// Streams holds every concrete topic's statistics; streamCollector exports them.
+	Streams        *streamStats
+	Late           *reasonCounters        // device, concrete topic, reason
+	Dropped        *reasonCounters        // device, concrete topic, reason
 	Firings        *prometheus.CounterVec // device, window
 	LateUpdates    *prometheus.CounterVec // device, window
 	OpenWindows    *prometheus.GaugeVec   // device, window
@@ -46,21 +44,20 @@ type Metrics struct {
 	UnshippedLate  *prometheus.CounterVec // device: late records with no upstream configured
 }
 
-// NewMetrics registers every series on a fresh registry.
-func NewMetrics() *Metrics {
+// NewMetrics registers every series on a fresh registry, streams by definition.
+func NewMetrics() *Metrics { return MetricsFor(configs.Metrics{}) }
+
+// MetricsFor registers every series on a fresh registry as cfg asks.
+func MetricsFor(cfg configs.Metrics) *Metrics {
 	r := prometheus.NewRegistry()
 	f := factory{r}
+	streams := newStreamStats()
+	r.MustRegister(newStreamCollector(streams, cfg.PerTopic))
 	m := &Metrics{
 		Registry:       r,
-		RecordsIn:      f.counters("edged_records_in_total", "Readings accepted from a stream.", "device", "stream"),
-		DecodeErrors:   f.counters("edged_decode_errors_total", "Payloads that could not be decoded.", "device", "stream"),
-		Late:           f.counters("edged_late_total", "Records sent to the late output.", "device", "stream", "reason"),
-		Dropped:        f.counters("edged_dropped_total", "Records dropped, by reason.", "device", "stream", "reason"),
-		Watermark:      f.gauges("edged_watermark_seconds", "Current watermark of a stream (seconds since the epoch).", "device", "stream"),
-		WatermarkLag:   f.gauges("edged_watermark_lag_seconds", "Processing time minus watermark, in seconds.", "device", "stream"),
-		Idle:           f.gauges("edged_stream_idle", "1 while a stream is idle.", "device", "stream"),
-		MaxEventTime:   f.gauges("edged_stream_max_event_time_seconds", "Highest accepted event time of a stream (seconds since the epoch).", "device", "stream"),
-		LastArrival:    f.gauges("edged_stream_last_arrival_seconds", "Processing time of a stream's last accepted record (seconds since the epoch).", "device", "stream"),
+		Streams:        streams,
+		Late:           &reasonCounters{stats: streams, pick: func(t *topicStats) *[len(streamReasons)]statCounter { return &t.late }},
+		Dropped:        &reasonCounters{stats: streams, pick: func(t *topicStats) *[len(streamReasons)]statCounter { return &t.dropped }},
 		Firings:        f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),

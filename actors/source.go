@@ -5,7 +5,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cespare/xxhash/v2"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/watermark"
@@ -41,17 +40,17 @@ type source struct {
 	pending  pendingUnits
 	badLog   burstLog
 
-	recordsIn    prometheus.Counter
-	decodeErrors prometheus.Counter
-	wmGauge      prometheus.Gauge
-	lagGauge     prometheus.Gauge
-	idleGauge    prometheus.Gauge
-	maxGauge     prometheus.Gauge
-	arrivalGauge prometheus.Gauge
+	recordsIn    *statCounter
+	decodeErrors *statCounter
+	wmGauge      *statGauge
+	lagGauge     *statGauge
+	idleGauge    *statGauge
+	maxGauge     *statGauge
+	arrivalGauge *statGauge
 }
 
 func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
-	m := e.metrics
+	st := e.metrics.Streams.topic(device, p.cfg.Name, topic)
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
@@ -62,13 +61,13 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 		restored:     restored,
 		reload:       reload,
 		badLog:       burstLog{every: 10_000},
-		recordsIn:    m.RecordsIn.WithLabelValues(device, topic),
-		decodeErrors: m.DecodeErrors.WithLabelValues(device, topic),
-		wmGauge:      m.Watermark.WithLabelValues(device, topic),
-		lagGauge:     m.WatermarkLag.WithLabelValues(device, topic),
-		idleGauge:    m.Idle.WithLabelValues(device, topic),
-		maxGauge:     m.MaxEventTime.WithLabelValues(device, topic),
-		arrivalGauge: m.LastArrival.WithLabelValues(device, topic),
+		recordsIn:    &st.records,
+		decodeErrors: &st.decodeErrors,
+		wmGauge:      &st.watermark,
+		lagGauge:     &st.lag,
+		idleGauge:    &st.idle,
+		maxGauge:     &st.maxEvent,
+		arrivalGauge: &st.arrival,
 	}
 }
 

@@ -9,24 +9,28 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// Status is what /status serves. It is built from the Prometheus registry's Gather,
-// which reads the atomics the actors already publish: nothing on the record path
-// takes a lock for it. Rates and "since" times come from the sampler's previous
-// sample, so they are as fine as its interval.
+// Status is what /status serves. Stream rows read the per-topic atomics the sources
+// set, the rest the Prometheus registry's Gather: nothing on the record path takes a
+// lock for it. Rates and "since" times come from the sampler's previous sample, so
+// they are as fine as its interval.
 type Status struct {
-	Now      int64           `json:"now"` // ms since the epoch
-	Streams  []StreamStatus  `json:"streams"`
-	Windows  []WindowStatus  `json:"windows"`
-	Upstream *UpstreamStatus `json:"upstream,omitempty"`
-	Commits  CommitStatus    `json:"commits"`
-	Lag      LagHistory      `json:"lag_history"`
+	Now     int64          `json:"now"` // ms since the epoch
+	Streams []StreamStatus `json:"streams"`
+	// StreamsTotal counts every concrete topic; Streams holds at most
+	// statusMaxStreams of them, the most lagging first.
+	StreamsTotal int             `json:"streams_total"`
+	Windows      []WindowStatus  `json:"windows"`
+	Upstream     *UpstreamStatus `json:"upstream,omitempty"`
+	Commits      CommitStatus    `json:"commits"`
+	Lag          LagHistory      `json:"lag_history"`
 }
 
 // StreamStatus is one concrete topic of one device.
 type StreamStatus struct {
 	Device       string           `json:"device"`
-	Stream       string           `json:"stream"`
-	Watermark    *int64           `json:"watermark"` // ms; null before the first
+	Stream       string           `json:"stream"`     // the concrete topic
+	Definition   string           `json:"definition"` // the stream definition it matched
+	Watermark    *int64           `json:"watermark"`  // ms; null before the first
 	LagMS        *int64           `json:"lag_ms"`
 	Idle         bool             `json:"idle"`
 	Since        int64            `json:"since,omitempty"` // ms: when it became idle or active, as the sampler saw it
@@ -75,27 +79,25 @@ type LagHistory struct {
 	Series  map[string][]any `json:"series"` // device/stream: lag ms per time, null where unknown
 }
 
-// statusSampler keeps what a single Gather cannot give: previous counters (for
-// rates), idle transitions and the lag ring. Only the sampler goroutine and the
-// HTTP handler take its lock.
+// statusSampler keeps what a single read cannot give: previous counters (for rates),
+// idle transitions and the lag ring. Per topic they live in the topic's statistics.
+// Only the sampler goroutine and the HTTP handler take its lock.
 type statusSampler struct {
 	reg       prometheus.Gatherer
+	streams   *streamStats
 	maxKeys   int
 	upstream  bool
 	connected func() bool
 
-	mu      sync.Mutex
-	prev    *sample
-	since   map[string]int64 // key: when it entered its current idle state
-	wasIdle map[string]bool
-	ring    lagRing
-	last    *Status
+	mu   sync.Mutex
+	prev *sample
+	ring lagRing
+	last *Status
 }
 
 // sample holds the cumulative counters of one Gather.
 type sample struct {
 	at          int64
-	records     map[string]float64
 	firings     map[string]float64
 	updates     map[string]float64
 	sent        float64
@@ -104,10 +106,9 @@ type sample struct {
 	commitCount float64
 }
 
-func newStatusSampler(reg prometheus.Gatherer, maxKeys int, upstream bool, connected func() bool, every time.Duration, span time.Duration) *statusSampler {
+func newStatusSampler(m *Metrics, maxKeys int, upstream bool, connected func() bool, every time.Duration, span time.Duration) *statusSampler {
 	return &statusSampler{
-		reg: reg, maxKeys: maxKeys, upstream: upstream, connected: connected,
-		since: map[string]int64{}, wasIdle: map[string]bool{},
+		reg: m.Registry, streams: m.Streams, maxKeys: maxKeys, upstream: upstream, connected: connected,
 		ring: newLagRing(int(span/every), every.Milliseconds()),
 	}
 }
@@ -119,14 +120,8 @@ func (s *statusSampler) sample(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.derive(st, cur)
+	s.sampleStreams(st, cur.at)
 	s.prev = cur
-	lags := make(map[string]float64, len(st.Streams))
-	for _, x := range st.Streams {
-		if x.LagMS != nil {
-			lags[x.Device+"/"+x.Stream] = float64(*x.LagMS)
-		}
-	}
-	s.ring.add(st.Now, lags)
 	s.last = st
 }
 
@@ -154,18 +149,6 @@ func (s *statusSampler) derive(st *Status, cur *sample) {
 			return 0
 		}
 		return (now - before) / dt
-	}
-	for i := range st.Streams {
-		x := &st.Streams[i]
-		k := x.Device + "/" + x.Stream
-		if was, ok := s.wasIdle[k]; !ok || was != x.Idle {
-			s.since[k] = st.Now
-			s.wasIdle[k] = x.Idle
-		}
-		x.Since = s.since[k]
-		if s.prev != nil {
-			x.RecordsPerS = rate(cur.records[k], s.prev.records[k])
-		}
 	}
 	for i := range st.Windows {
 		w := &st.Windows[i]
@@ -200,16 +183,12 @@ func entryFor[T any](index map[string]int, list *[]T, key string, fresh func() T
 // build turns one Gather into a Status (rates not yet filled in) and its counters.
 func (s *statusSampler) build(now int64) (*Status, *sample) {
 	st := &Status{Now: now}
-	cur := &sample{at: now, records: map[string]float64{}, firings: map[string]float64{}, updates: map[string]float64{}}
+	cur := &sample{at: now, firings: map[string]float64{}, updates: map[string]float64{}}
 	fams, err := s.reg.Gather()
 	if err != nil && len(fams) == 0 {
 		return st, cur
 	}
-	streams, windows := map[string]int{}, map[string]int{}
-	stream := func(m *dto.Metric) *StreamStatus {
-		dev, name := label(m, "device"), label(m, "stream")
-		return entryFor(streams, &st.Streams, dev+"/"+name, func() StreamStatus { return StreamStatus{Device: dev, Stream: name} })
-	}
+	windows := map[string]int{}
 	window := func(m *dto.Metric) *WindowStatus {
 		dev, name := label(m, "device"), label(m, "window")
 		return entryFor(windows, &st.Windows, dev+"/"+name, func() WindowStatus {
@@ -221,29 +200,6 @@ func (s *statusSampler) build(now int64) (*Status, *sample) {
 		for _, m := range f.GetMetric() {
 			g, c := m.GetGauge().GetValue(), m.GetCounter().GetValue()
 			switch f.GetName() {
-			case "edged_records_in_total":
-				x := stream(m)
-				x.Records = int64(c)
-				cur.records[x.Device+"/"+x.Stream] = c
-			case "edged_decode_errors_total":
-				stream(m).DecodeErrors = int64(c)
-			case "edged_late_total":
-				x := stream(m)
-				if x.Late == nil {
-					x.Late = map[string]int64{}
-				}
-				x.Late[label(m, "reason")] = int64(c)
-			case "edged_watermark_seconds":
-				stream(m).Watermark = ms(g)
-			case "edged_watermark_lag_seconds":
-				stream(m).LagMS = ms(g)
-			case "edged_stream_idle":
-				stream(m).Idle = g == 1
-			case "edged_stream_max_event_time_seconds":
-				stream(m).MaxEventTime = ms(g)
-			case "edged_stream_last_arrival_seconds":
-				age := now - int64(math.Round(g*1000))
-				stream(m).LastRecordMS = &age
 			case "edged_window_firings_total":
 				w := window(m)
 				w.Firings = int64(c)

@@ -18,7 +18,7 @@ const (
 
 func (d *Daemon) newStatusSampler() *statusSampler {
 	connected := func() bool { return d.upstream != nil && d.upstream.connected() }
-	return newStatusSampler(d.metrics.Registry, d.cfg.Limits.MaxKeysPerWindow, d.upstream != nil, connected, statusEvery, statusSpan)
+	return newStatusSampler(d.metrics, d.cfg.Limits.MaxKeysPerWindow, d.upstream != nil, connected, statusEvery, statusSpan)
 }
 
 // statusLoop samples the registry until the daemon stops; the first sample is
@@ -58,11 +58,17 @@ func servePage(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(statusPage)
 }
 
-// serveStatus answers GET /status with the last sample. Read-only.
+// serveStatus answers GET /status with the last sample, and GET /status?topic=T with
+// the rows of concrete topic T alone (on every device). Read-only.
 func serveStatus(s *statusSampler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			http.Error(w, "/status is read-only: GET only", http.StatusMethodNotAllowed)
+			return
+		}
+		if topic := r.URL.Query().Get("topic"); topic != "" {
+			now := time.Now().UnixMilli()
+			writeJSON(w, &TopicStatus{Now: now, Streams: s.topicRows(topic, now)})
 			return
 		}
 		st := s.snapshot(statusTopN)
@@ -70,8 +76,18 @@ func serveStatus(s *statusSampler) http.HandlerFunc {
 			http.Error(w, "no status sample yet", http.StatusServiceUnavailable)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		_ = json.NewEncoder(w).Encode(st)
+		writeJSON(w, st)
 	}
+}
+
+// TopicStatus is what /status?topic= serves.
+type TopicStatus struct {
+	Now     int64          `json:"now"`
+	Streams []StreamStatus `json:"streams"`
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(v)
 }

@@ -9,17 +9,19 @@ import (
 
 func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	m := NewMetrics()
-	s := newStatusSampler(m.Registry, 100, false, nil, statusEvery, statusSpan)
+	s := newStatusSampler(m, 100, false, nil, statusEvery, statusSpan)
 	t0 := time.UnixMilli(1_700_000_000_000)
-	m.RecordsIn.WithLabelValues("d", "s/1").Add(10)
-	m.WatermarkLag.WithLabelValues("d", "s/1").Set(1.5)
-	m.Idle.WithLabelValues("d", "s/2").Set(1)
-	m.Late.WithLabelValues("d", "s/1", "late").Add(2)
+	s1, s2 := m.Streams.topic("d", "s", "s/1"), m.Streams.topic("d", "s", "s/2")
+	s1.records.n.Add(10)
+	s1.lag.Set(1.5)
+	s2.idle.Set(1)
+	m.Late.WithLabelValues("d", "s/1", reasonFuture).Inc()
+	m.Late.WithLabelValues("d", "s/1", reasonFuture).Inc()
 	m.Firings.WithLabelValues("d", "w").Add(3)
 	m.Keys.WithLabelValues("d", "w").Set(4)
-	m.LastArrival.WithLabelValues("d", "s/1").Set(float64(t0.UnixMilli()-500) / 1000)
+	s1.arrival.Set(float64(t0.UnixMilli()-500) / 1000)
 	s.sample(t0)
-	m.RecordsIn.WithLabelValues("d", "s/1").Add(20)
+	s1.records.n.Add(20)
 	m.Firings.WithLabelValues("d", "w").Add(2)
 	s.sample(t0.Add(2 * time.Second))
 	st := s.snapshot(statusTopN)
@@ -27,12 +29,15 @@ func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	for _, x := range st.Streams {
 		byName[x.Stream] = x
 	}
-	s1, s2 := byName["s/1"], byName["s/2"]
-	if s1.RecordsPerS != 10 || s1.Records != 30 || *s1.LagMS != 1500 || s1.Late["late"] != 2 || *s1.LastRecordMS != 2500 || s1.Idle {
-		t.Errorf("s/1: %+v", s1)
+	r1, r2 := byName["s/1"], byName["s/2"]
+	if r1.RecordsPerS != 10 || r1.Records != 30 || *r1.LagMS != 1500 || r1.Late[reasonFuture] != 2 || *r1.LastRecordMS != 2500 || r1.Idle || r1.Definition != "s" {
+		t.Errorf("s/1: %+v", r1)
 	}
-	if !s2.Idle || s2.Since != t0.UnixMilli() {
-		t.Errorf("s/2 should be idle since the first sample: %+v", s2)
+	if !r2.Idle || r2.Since != t0.UnixMilli() {
+		t.Errorf("s/2 should be idle since the first sample: %+v", r2)
+	}
+	if st.StreamsTotal != 2 {
+		t.Errorf("streams_total = %d, want 2", st.StreamsTotal)
 	}
 	if len(st.Windows) != 1 || st.Windows[0].FiringsPerMin != 60 || st.Windows[0].MaxKeysPerWindow != 100 || st.Windows[0].Keys != 4 {
 		t.Errorf("windows: %+v", st.Windows)
@@ -59,15 +64,14 @@ func BenchmarkStatus10kStreams(b *testing.B) {
 	m := NewMetrics()
 	for i := range 10_000 {
 		dev, topic := fmt.Sprintf("dev%d", i%10), fmt.Sprintf("sensors/%d/temp", i)
-		m.RecordsIn.WithLabelValues(dev, topic).Add(float64(i))
-		m.Watermark.WithLabelValues(dev, topic).Set(1.7e9)
-		m.WatermarkLag.WithLabelValues(dev, topic).Set(0.3)
-		m.Idle.WithLabelValues(dev, topic).Set(0)
-		m.MaxEventTime.WithLabelValues(dev, topic).Set(1.7e9)
-		m.LastArrival.WithLabelValues(dev, topic).Set(1.7e9)
-		m.DecodeErrors.WithLabelValues(dev, topic)
+		x := m.Streams.topic(dev, "temp", topic)
+		x.records.n.Add(uint64(i))
+		x.watermark.Set(1.7e9)
+		x.lag.Set(0.3)
+		x.maxEvent.Set(1.7e9)
+		x.arrival.Set(1.7e9)
 	}
-	s := newStatusSampler(m.Registry, 0, false, nil, statusEvery, statusSpan)
+	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
 	now := time.Now()
 	b.ReportAllocs()
 	b.ResetTimer()

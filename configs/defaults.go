@@ -19,6 +19,7 @@ import (
 //	devices_dir              devices (next to the daemon file)
 //	log.format, log.level    text, info
 //	http.listen              127.0.0.1:9464; "" disables the endpoint
+//	metrics.per_topic        false: stream series per definition
 //	limits.max_inflight      10000 messages per device
 //	limits.max_payload       64KiB
 //	limits.min_free_disk     64MiB; 0 = no check

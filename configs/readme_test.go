@@ -33,6 +33,7 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"devices_dir":                filepath.Base(d.DevicesDir),
 		"log.format":                 d.Log.Format + ", " + d.Log.Level,
 		"http.listen":                d.HTTP.Listen,
+		"metrics.per_topic":          fmt.Sprint(d.Metrics.PerTopic),
 		"limits.max_inflight":        fmt.Sprint(d.Limits.MaxInflight),
 		"limits.min_free_disk":       bytesize(d.Limits.MinFreeDisk),
 		"limits.max_key_bytes":       fmt.Sprint(d.Limits.MaxKeyBytes),

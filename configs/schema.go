@@ -19,6 +19,9 @@ func daemonSchema(c *Daemon) binder {
 		field{"http", mapping(
 			field{"listen", str(&c.HTTP.Listen)},
 		)},
+		field{"metrics", mapping(
+			field{"per_topic", boolean(&c.Metrics.PerTopic)},
+		)},
 		field{"limits", mapping(
 			field{"max_inflight", integer(&c.Limits.MaxInflight)},
 			field{"max_payload", sizeInt(&c.Limits.MaxPayload)},

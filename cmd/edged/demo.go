@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/valyala/fastjson"
 
 	"github.com/edged/edged/actors"
@@ -240,8 +239,6 @@ func (s *demoStatus) line(now time.Time) string {
 		return "status  unavailable: " + err.Error()
 	}
 	var records, late, firings, updates float64
-	lag := map[string]float64{}
-	idle := map[string]bool{}
 	for _, f := range fams {
 		for _, m := range f.GetMetric() {
 			switch f.GetName() {
@@ -253,31 +250,12 @@ func (s *demoStatus) line(now time.Time) string {
 				firings += m.GetCounter().GetValue()
 			case "edged_window_late_updates_total":
 				updates += m.GetCounter().GetValue()
-			case "edged_watermark_lag_seconds":
-				lag[demoStream(m)] = m.GetGauge().GetValue() * 1000
-			case "edged_stream_idle":
-				idle[demoStream(m)] = m.GetGauge().GetValue() == 1
 			}
 		}
 	}
-	maxLag, active := 0.0, 0
-	for stream, l := range lag {
-		if !idle[stream] {
-			active++
-			maxLag = max(maxLag, l)
-		}
-	}
+	topics, idle, maxLag := s.m.TopicSummary()
 	rate := (records - s.records) / now.Sub(s.last).Seconds()
 	s.records, s.last = records, now
 	return fmt.Sprintf("status  %.0f records (%.1f/s)  sensors %d active, %d idle  watermark lag max %.0f ms  results %.0f on-time, %.0f late updates  late records %.0f",
-		records, rate, active, len(lag)-active, maxLag, firings, updates, late)
-}
-
-func demoStream(m *dto.Metric) string {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == "stream" {
-			return l.GetValue()
-		}
-	}
-	return ""
+		records, rate, topics-idle, idle, maxLag*1000, firings, updates, late)
 }

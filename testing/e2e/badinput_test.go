@@ -14,7 +14,7 @@ import (
 
 func plBadInputConfig(t *testing.T, url, clientID, filter, out string) string {
 	t.Helper()
-	return harness.WriteConfig(t, daemonYAML("memory", url, clientID)+"limits: {max_payload: 256B}\n", map[string]string{"d.yaml": tumblingDevice{
+	return harness.WriteConfig(t, daemonYAML("memory", url, clientID)+"limits: {max_payload: 256B}\nmetrics: {per_topic: true}\n", map[string]string{"d.yaml": tumblingDevice{
 		device: "d", stream: "sensors", topic: filter, qos: 1,
 		watermark:  "{strategy: bounded, max_out_of_orderness: 100ms, interval: 20ms, idle_timeout: 300ms}",
 		aggregates: "[count, sum(temp), avg(temp)]",
@@ -73,7 +73,7 @@ func TestBadInputIsCountedAndLoggedAndTheDaemonGoesOn(t *testing.T) {
 
 	dev := map[string]string{"device": "d"}
 	decodeErrors := func() int {
-		return int(plMetric(t, e, "edged_decode_errors_total", map[string]string{"device": "d", "stream": topic}))
+		return int(plMetric(t, e, "edged_decode_errors_total", map[string]string{"device": "d", "topic": topic}))
 	}
 	harness.Eventually(t, 15*time.Second, "every good reading in a result, every bad one counted, every message acknowledged", func() bool {
 		return plCount(results.results(t), "d", "w") == len(good) && decodeErrors() == len(bad) &&
@@ -93,7 +93,7 @@ func TestBadInputIsCountedAndLoggedAndTheDaemonGoesOn(t *testing.T) {
 	if got := plMetric(t, e, "edged_late_total", map[string]string{"device": "d", "reason": "undecodable"}); got != float64(len(bad)+1) {
 		t.Errorf("edged_late_total{reason=undecodable} = %v, want %d", got, len(bad)+1)
 	}
-	if got := plMetric(t, e, "edged_records_in_total", map[string]string{"stream": p + "/x/other"}); got != 0 {
+	if got := plMetric(t, e, "edged_records_in_total", map[string]string{"topic": p + "/x/other"}); got != 0 {
 		t.Errorf("a topic no subscription matches was processed: %v records in", got)
 	}
 	logs := e.Logs()

@@ -1,0 +1,78 @@
+package actors
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
+)
+
+// BenchmarkHeapPerIdleKey measures what one sensor costs while it waits for its next
+// reading: its source actor, its window actor with one open window, their metrics,
+// and the /status sampler's share after a full lag ring. It reports live heap bytes
+// per key (after a GC), the number the README's memory table cites.
+//
+//	go test -run '^$' -bench HeapPerIdleKey -benchtime 1x ./actors/
+func BenchmarkHeapPerIdleKey(b *testing.B) {
+	const keys = 10_000
+	for range b.N {
+		base := liveHeap()
+		topo, m := heapTopology(b)
+		const t0 = 1_733_140_000_000
+		for i := range keys {
+			payload := fmt.Sprintf(`{"ts":%d,"v":%d}`, t0+100, i)
+			topo.router.route(&Inbound{Topic: fmt.Sprintf("t/%d", i), Payload: []byte(payload), QoS: 1, At: 1}, nil)
+		}
+		topo.tick(10)
+		for _, d := range topo.flushAll() {
+			<-d
+		}
+		actorsHeap := liveHeap()
+		s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+		now := time.UnixMilli(t0)
+		for i := range int(statusSpan / statusEvery) {
+			s.sample(now.Add(time.Duration(i) * statusEvery))
+		}
+		withStatus := liveHeap()
+		b.ReportMetric(float64(actorsHeap-base)/keys, "B/key")
+		b.ReportMetric(float64(withStatus-actorsHeap)/keys, "status-B/key")
+		runtime.KeepAlive(s)
+		runtime.KeepAlive(topo)
+		topo.system.Shutdown()
+	}
+}
+
+func heapTopology(b *testing.B) (*topology, *Metrics) {
+	dev, err := configs.ParseDevice("dev.yaml", []byte(supervisionDevice))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := &configs.Daemon{CommitInterval: 50_000_000, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight, MaxKeysPerWindow: 1 << 20}, Devices: []*configs.Device{dev}}
+	store, err := persist.Open(persist.Options{Durability: persist.Memory})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	m := NewMetrics()
+	topo, err := buildTopology(cfg, store, m, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)), actor.NewSynchronizedDispatcher(300), &capture{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return topo, m
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}

@@ -1,0 +1,109 @@
+package actors
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// statusMaxStreams bounds the stream rows of /status (and what the sampler keeps
+// between samples): the most lagging topics, which are the ones an operator looks
+// for. /status?topic= finds any other. About 250 bytes each.
+const statusMaxStreams = 1000
+
+// lagKept is how many streams' lag each column of the lag ring keeps: the ring
+// serves the statusTopN most lagging, and a stream that joins them shows as much
+// of its past as the wider cut kept.
+const lagKept = 2 * statusTopN
+
+// sampleStreams updates every topic's rate and idle transition and fills st with the
+// most lagging topics' rows and the ring with their lags. Called under s.mu.
+func (s *statusSampler) sampleStreams(st *Status, now int64) {
+	dt := 0.0
+	if s.prev != nil {
+		dt = float64(now-s.prev.at) / 1000
+	}
+	var all []*topicStats
+	s.streams.each(func(g *streamGroup) {
+		for _, t := range g.topics {
+			n := t.records.load()
+			t.perS = 0
+			if t.sampled && dt > 0 && n >= t.prevRecords {
+				t.perS = float64(n-t.prevRecords) / dt
+			}
+			t.prevRecords = n
+			idle := t.idle.get() == 1
+			if !t.sampled || t.wasIdle != idle {
+				t.since, t.wasIdle = now, idle
+			}
+			t.sampled = true
+			all = append(all, t)
+		}
+	})
+	slices.SortFunc(all, func(a, b *topicStats) int {
+		if c := cmp.Compare(lagOrder(b), lagOrder(a)); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.group.device, b.group.device), cmp.Compare(a.topic, b.topic))
+	})
+	st.StreamsTotal = len(all)
+	rows := all[:min(len(all), statusMaxStreams)]
+	st.Streams = make([]StreamStatus, len(rows))
+	for i, t := range rows {
+		st.Streams[i] = streamRow(t, now)
+	}
+	lags := make(map[string]float64, lagKept)
+	for _, t := range all[:min(len(all), lagKept)] {
+		if v := t.lag.get(); v != 0 {
+			lags[t.group.device+"/"+t.topic] = math.Round(v * 1000)
+		}
+	}
+	s.ring.add(now, lags)
+}
+
+// lagOrder sorts topics with no lag yet after every topic with one.
+func lagOrder(t *topicStats) float64 {
+	if v := t.lag.get(); v != 0 {
+		return v
+	}
+	return math.Inf(-1)
+}
+
+// streamRow is a topic's /status row as of the last sample.
+func streamRow(t *topicStats, now int64) StreamStatus {
+	x := StreamStatus{
+		Device: t.group.device, Stream: t.topic, Definition: t.group.stream,
+		Watermark: ms(t.watermark.get()), LagMS: ms(t.lag.get()), Idle: t.wasIdle, Since: t.since,
+		MaxEventTime: ms(t.maxEvent.get()), RecordsPerS: t.perS,
+		Records: int64(t.records.load()), DecodeErrors: int64(t.decodeErrors.load()),
+	}
+	if a := t.arrival.get(); a != 0 {
+		age := now - int64(math.Round(a*1000))
+		x.LastRecordMS = &age
+	}
+	for i, r := range streamReasons {
+		if n := t.late[i].load(); n > 0 {
+			if x.Late == nil {
+				x.Late = map[string]int64{}
+			}
+			x.Late[r] = int64(n)
+		}
+	}
+	return x
+}
+
+// topicRows are the rows of every device's topic named topic, as of now: the
+// on-demand detail for a topic outside the bounded list.
+func (s *statusSampler) topicRows(topic string, now int64) []StreamStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows := []StreamStatus{}
+	s.streams.each(func(g *streamGroup) {
+		for _, t := range g.topics {
+			if t.topic == topic {
+				rows = append(rows, streamRow(t, now))
+			}
+		}
+	})
+	return rows
+}
