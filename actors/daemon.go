@@ -278,6 +278,9 @@ func (d *Daemon) Health() (ok bool, status string) {
 	if d.topo.system.IsStopped() {
 		problems = append(problems, "stopped")
 	}
+	if s := d.topo.restore.problem(); s != "" {
+		problems = append(problems, s)
+	}
 	if dev := d.topo.stoppedDevice(); dev != "" {
 		problems = append(problems, "device pipeline stopped after repeated failures: "+dev)
 	}
