@@ -130,3 +130,36 @@ func BenchmarkScrape10kTopics(b *testing.B) {
 		})
 	}
 }
+
+// Sources add topics and bump their atomics while a scrape and the /status sampler
+// read them (run with -race).
+func TestStreamStatsAreReadWhileSourcesWrite(t *testing.T) {
+	m := MetricsFor(configs.Metrics{PerTopic: true})
+	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			x := m.Streams.topic("d", "temp", fmt.Sprintf("s/%d", i%100))
+			x.records.Inc()
+			x.lag.Set(float64(i))
+			m.Late.WithLabelValues("d", fmt.Sprintf("s/%d", i%100), reasonTooLate).Inc()
+		}
+	}()
+	now := time.UnixMilli(1_700_000_000_000)
+	for i := 0; ; i++ {
+		s.sample(now.Add(time.Duration(i) * statusEvery))
+		if _, err := m.Registry.Gather(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-done:
+			got := series(t, m)
+			if v := got[`edged_records_in_total{device="d",stream="temp",topic="s/7"}`]; v != 20 {
+				t.Errorf("s/7 counted %v records, want 20", v)
+			}
+			return
+		default:
+		}
+	}
+}
