@@ -58,9 +58,10 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	if err != nil {
 		return nil, err
 	}
+	applyMemoryLimit(cfg.Limits.Memory, log)
 	d.store, err = persist.Open(persist.Options{
 		Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log,
-		MinFreeDisk: uint64(cfg.Limits.MinFreeDisk),
+		MinFreeDisk: uint64(cfg.Limits.MinFreeDisk), Memory: cfg.Limits.Memory,
 	})
 	if err != nil {
 		return nil, err
@@ -276,6 +277,9 @@ func (d *Daemon) Health() (ok bool, status string) {
 	}
 	if d.topo.system.IsStopped() {
 		problems = append(problems, "stopped")
+	}
+	if s := d.topo.restore.problem(); s != "" {
+		problems = append(problems, s)
 	}
 	if dev := d.topo.stoppedDevice(); dev != "" {
 		problems = append(problems, "device pipeline stopped after repeated failures: "+dev)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,42 +16,55 @@ import (
 )
 
 // BenchmarkHeapPerIdleKey measures what one sensor costs while it waits for its next
-// reading: its source actor, its window actor with one open window, their metrics,
+// reading: its source actor, its window actor with one open window, their statistics,
 // and the /status sampler's share after a full lag ring. It reports live heap bytes
-// per key (after a GC), the number the README's memory table cites.
+// per key (after a GC), the number the README's memory table cites: with count and
+// sum, and with make bench's aggregates (a p95 sketch per window).
 //
 //	go test -run '^$' -bench HeapPerIdleKey -benchtime 1x ./actors/
 func BenchmarkHeapPerIdleKey(b *testing.B) {
-	const keys = 10_000
-	for range b.N {
-		base := liveHeap()
-		topo, m := heapTopology(b)
-		const t0 = 1_733_140_000_000
-		for i := range keys {
-			payload := fmt.Sprintf(`{"ts":%d,"v":%d}`, t0+100, i)
-			topo.router.route(&Inbound{Topic: fmt.Sprintf("t/%d", i), Payload: []byte(payload), QoS: 1, At: 1}, nil)
-		}
-		topo.tick(10)
-		for _, d := range topo.flushAll() {
-			<-d
-		}
-		actorsHeap := liveHeap()
-		s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
-		now := time.UnixMilli(t0)
-		for i := range int(statusSpan / statusEvery) {
-			s.sample(now.Add(time.Duration(i) * statusEvery))
-		}
-		withStatus := liveHeap()
-		b.ReportMetric(float64(actorsHeap-base)/keys, "B/key")
-		b.ReportMetric(float64(withStatus-actorsHeap)/keys, "status-B/key")
-		runtime.KeepAlive(s)
-		runtime.KeepAlive(topo)
-		topo.system.Shutdown()
+	for _, c := range []struct{ name, aggregates string }{
+		{"count_sum", "[count, sum(v)]"},
+		{"count_avg_min_max_p95", "[count, avg(v), min(v), max(v), p95(v)]"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			device := strings.Replace(supervisionDevice, "[count, sum(v)]", c.aggregates, 1)
+			for range b.N {
+				heapPerIdleKey(b, device)
+			}
+		})
 	}
 }
 
-func heapTopology(b *testing.B) (*topology, *Metrics) {
-	dev, err := configs.ParseDevice("dev.yaml", []byte(supervisionDevice))
+func heapPerIdleKey(b *testing.B, device string) {
+	const keys = 10_000
+	base := liveHeap()
+	topo, m := heapTopology(b, device)
+	const t0 = 1_733_140_000_000
+	for i := range keys {
+		payload := fmt.Sprintf(`{"ts":%d,"v":%d}`, t0+100, i)
+		topo.router.route(&Inbound{Topic: fmt.Sprintf("t/%d", i), Payload: []byte(payload), QoS: 1, At: 1}, nil)
+	}
+	topo.tick(10)
+	for _, d := range topo.flushAll() {
+		<-d
+	}
+	actorsHeap := liveHeap()
+	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+	now := time.UnixMilli(t0)
+	for i := range int(statusSpan / statusEvery) {
+		s.sample(now.Add(time.Duration(i) * statusEvery))
+	}
+	withStatus := liveHeap()
+	b.ReportMetric(float64(actorsHeap-base)/keys, "B/key")
+	b.ReportMetric(float64(withStatus-actorsHeap)/keys, "status-B/key")
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(topo)
+	topo.system.Shutdown()
+}
+
+func heapTopology(b *testing.B, device string) (*topology, *Metrics) {
+	dev, err := configs.ParseDevice("dev.yaml", []byte(device))
 	if err != nil {
 		b.Fatal(err)
 	}

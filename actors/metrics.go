@@ -12,6 +12,9 @@ import (
 // sensor); /status has the per-topic detail either way.
 type Metrics struct {
 	Registry *prometheus.Registry
+	// status is every series of Registry but the per-topic stream series: what the
+	// /status sampler gathers every 2 s, which reads topics from Streams instead.
+	status *prometheus.Registry
 
 	// Streams holds every concrete topic's statistics; streamCollector exports them.
 	Streams        *streamStats
@@ -50,12 +53,13 @@ func NewMetrics() *Metrics { return MetricsFor(configs.Metrics{}) }
 
 // MetricsFor registers every series on a fresh registry as cfg asks.
 func MetricsFor(cfg configs.Metrics) *Metrics {
-	r := prometheus.NewRegistry()
-	f := factory{r}
+	r, status := prometheus.NewRegistry(), prometheus.NewRegistry()
+	f := factory{r, status}
 	streams := newStreamStats()
 	r.MustRegister(newStreamCollector(streams, cfg.PerTopic))
 	m := &Metrics{
 		Registry:       r,
+		status:         status,
 		Streams:        streams,
 		Late:           &reasonCounters{stats: streams, pick: func(t *topicStats) *[len(streamReasons)]statCounter { return &t.late }},
 		Dropped:        &reasonCounters{stats: streams, pick: func(t *topicStats) *[len(streamReasons)]statCounter { return &t.dropped }},
@@ -90,34 +94,40 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 	return m
 }
 
-type factory struct{ r *prometheus.Registry }
+// factory registers each series on the registry and the status registry.
+type factory struct{ r, status *prometheus.Registry }
+
+func (f factory) register(c prometheus.Collector) {
+	f.r.MustRegister(c)
+	f.status.MustRegister(c)
+}
 
 func (f factory) counters(name, help string, labels ...string) *prometheus.CounterVec {
 	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
-	f.r.MustRegister(v)
+	f.register(v)
 	return v
 }
 
 func (f factory) gauges(name, help string, labels ...string) *prometheus.GaugeVec {
 	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-	f.r.MustRegister(v)
+	f.register(v)
 	return v
 }
 
 func (f factory) counter(name, help string) prometheus.Counter {
 	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
-	f.r.MustRegister(c)
+	f.register(c)
 	return c
 }
 
 func (f factory) gauge(name, help string) prometheus.Gauge {
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-	f.r.MustRegister(g)
+	f.register(g)
 	return g
 }
 
 func (f factory) histogram(name, help string) prometheus.Histogram {
 	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8)})
-	f.r.MustRegister(h)
+	f.register(h)
 	return h
 }

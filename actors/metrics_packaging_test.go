@@ -25,6 +25,9 @@ func TestPackagedDashboardsAndAlertsUseExistingMetrics(t *testing.T) {
 	}
 	m := reflect.ValueOf(NewMetrics()).Elem()
 	for i := range m.NumField() {
+		if !m.Type().Field(i).IsExported() {
+			continue
+		}
 		if c, ok := m.Field(i).Interface().(prometheus.Collector); ok {
 			collect(c)
 		}

@@ -108,7 +108,7 @@ type sample struct {
 
 func newStatusSampler(m *Metrics, maxKeys int, upstream bool, connected func() bool, every time.Duration, span time.Duration) *statusSampler {
 	return &statusSampler{
-		reg: m.Registry, streams: m.Streams, maxKeys: maxKeys, upstream: upstream, connected: connected,
+		reg: m.status, streams: m.Streams, maxKeys: maxKeys, upstream: upstream, connected: connected,
 		ring: newLagRing(int(span/every), every.Milliseconds()),
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/edged/edged/configs"
 )
 
 func TestStatusStreamsWindowsAndRates(t *testing.T) {
@@ -58,26 +60,30 @@ func TestStatusLagRingIsBounded(t *testing.T) {
 	}
 }
 
-// BenchmarkStatus10kStreams builds the status of 10,000 streams from the registry,
-// as the sampler does every statusEvery.
+// BenchmarkStatus10kStreams builds the status of 10,000 streams, as the sampler does
+// every statusEvery; per-topic series do not make it gather them.
 func BenchmarkStatus10kStreams(b *testing.B) {
-	m := NewMetrics()
-	for i := range 10_000 {
-		dev, topic := fmt.Sprintf("dev%d", i%10), fmt.Sprintf("sensors/%d/temp", i)
-		x := m.Streams.topic(dev, "temp", topic)
-		x.records.n.Add(uint64(i))
-		x.watermark.Set(1.7e9)
-		x.lag.Set(0.3)
-		x.maxEvent.Set(1.7e9)
-		x.arrival.Set(1.7e9)
-	}
-	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
-	now := time.Now()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		s.sample(now.Add(time.Duration(i) * statusEvery))
-		_ = s.snapshot(statusTopN)
+	for _, perTopic := range []bool{false, true} {
+		b.Run(fmt.Sprintf("per_topic=%v", perTopic), func(b *testing.B) {
+			m := MetricsFor(configs.Metrics{PerTopic: perTopic})
+			for i := range 10_000 {
+				dev, topic := fmt.Sprintf("dev%d", i%10), fmt.Sprintf("sensors/%d/temp", i)
+				x := m.Streams.topic(dev, "temp", topic)
+				x.records.n.Add(uint64(i))
+				x.watermark.Set(1.7e9)
+				x.lag.Set(0.3)
+				x.maxEvent.Set(1.7e9)
+				x.arrival.Set(1.7e9)
+			}
+			s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+			now := time.Now()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				s.sample(now.Add(time.Duration(i) * statusEvery))
+				_ = s.snapshot(statusTopN)
+			}
+		})
 	}
 }
 

@@ -108,3 +108,58 @@ func TestStatusStreamRowsAreBoundedAndAnyTopicCanBeAsked(t *testing.T) {
 		t.Errorf("/status?topic=s/0 = %s (%v), want its one row with lag 1000 ms", w.Body.String(), err)
 	}
 }
+
+// BenchmarkScrape10kTopics gathers the registry with 10,000 topics of one stream
+// definition, as a Prometheus scrape does: series by definition, and per topic.
+func BenchmarkScrape10kTopics(b *testing.B) {
+	for _, perTopic := range []bool{false, true} {
+		b.Run(fmt.Sprintf("per_topic=%v", perTopic), func(b *testing.B) {
+			m := MetricsFor(configs.Metrics{PerTopic: perTopic})
+			for i := range 10_000 {
+				x := m.Streams.topic("d", "temp", fmt.Sprintf("sensors/%d/temp", i))
+				x.records.n.Add(uint64(i))
+				x.watermark.Set(1.7e9)
+				x.lag.Set(0.3)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.Registry.Gather(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Sources add topics and bump their atomics while a scrape and the /status sampler
+// read them (run with -race).
+func TestStreamStatsAreReadWhileSourcesWrite(t *testing.T) {
+	m := MetricsFor(configs.Metrics{PerTopic: true})
+	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			x := m.Streams.topic("d", "temp", fmt.Sprintf("s/%d", i%100))
+			x.records.Inc()
+			x.lag.Set(float64(i))
+			m.Late.WithLabelValues("d", fmt.Sprintf("s/%d", i%100), reasonTooLate).Inc()
+		}
+	}()
+	now := time.UnixMilli(1_700_000_000_000)
+	for i := 0; ; i++ {
+		s.sample(now.Add(time.Duration(i) * statusEvery))
+		if _, err := m.Registry.Gather(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-done:
+			got := series(t, m)
+			if v := got[`edged_records_in_total{device="d",stream="temp",topic="s/7"}`]; v != 20 {
+				t.Errorf("s/7 counted %v records, want 20", v)
+			}
+			return
+		default:
+		}
+	}
+}

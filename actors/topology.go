@@ -21,6 +21,7 @@ type topology struct {
 	pipelines []*actor.PID
 	unmatched burstLog
 	longTopic burstLog
+	restore   restoreGate // pipelines still restoring: not ready
 }
 
 // buildTopology spawns the sink and one pipeline per device; the pipelines restore
@@ -59,7 +60,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	for _, p := range plans {
 		inflight, direct := newInflight(), &sync.Map{}
 		dev := p.device.ID
-		props := e.props(func() actor.Actor { return newPipeline(e, p, inflight, direct) },
+		props := e.props(t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, direct) }),
 			actor.WithSupervisor(newSupervisor(log, dev)))
 		pid, err := system.Root.SpawnNamed(props, "device:"+dev)
 		if err != nil {

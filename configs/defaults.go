@@ -25,6 +25,7 @@ import (
 //	limits.min_free_disk     64MiB; 0 = no check
 //	limits.max_key_bytes     256 (at most 16KiB)
 //	limits.max_keys_per_window 10000 keys per window definition
+//	limits.memory            256MiB (from 32MiB to 1TiB); 0 = no limit
 //	broker.url               tcp://127.0.0.1:1883
 //	broker.listen            127.0.0.1:1883, only with url: embedded
 //	broker.client_id         edged-<hostname>
@@ -73,6 +74,12 @@ const (
 	DefaultMinFreeDisk      = 64 << 20
 	DefaultMaxKeyBytes      = 256
 	DefaultMaxKeysPerWindow = 10000
+	// DefaultMemory fits a small gateway (256 MB-1 GB shared with other services).
+	DefaultMemory = 256 << 20
+	// MinMemory fits Badger's two memtables and index cache, the runtime, and a few
+	// hundred keys; MaxMemory catches a unit typed wrong.
+	MinMemory = 32 << 20
+	MaxMemory = 1 << 40
 	// MaxKeyBytesLimit keeps every store key well under Badger's 65,000 bytes (a key
 	// is in a store key once, NUL bytes doubled) and an escaped key (3 bytes per byte
 	// at worst) inside MQTT's 65,535-byte topics.
@@ -128,6 +135,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "limits.min_free_disk", &d.Limits.MinFreeDisk, DefaultMinFreeDisk)
 	or(p, "limits.max_key_bytes", &d.Limits.MaxKeyBytes, DefaultMaxKeyBytes)
 	or(p, "limits.max_keys_per_window", &d.Limits.MaxKeysPerWindow, DefaultMaxKeysPerWindow)
+	or(p, "limits.memory", &d.Limits.Memory, DefaultMemory)
 
 	host := hostname()
 	or(p, "broker.url", &d.Broker.URL, DefaultBrokerURL)

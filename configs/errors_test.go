@@ -100,6 +100,16 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 			want:   []string{"edged.yaml:1: limits.max_key_bytes: must be at most 16384 (16KiB), got 65536"},
 		},
 		{
+			name:   "a memory budget too small for Badger and the runtime",
+			daemon: "limits: {memory: 16MiB}\n",
+			want:   []string{"edged.yaml:1: limits.memory: must be from 32MiB to 1TiB (or 0 for no limit), got 16777216 bytes"},
+		},
+		{
+			name:   "a memory budget in the wrong unit",
+			daemon: "limits:\n  memory: 256000GiB\n",
+			want:   []string{"edged.yaml:2: limits.memory: must be from 32MiB to 1TiB (or 0 for no limit), got 274877906944000 bytes"},
+		},
+		{
 			name:   "a duration without a unit",
 			daemon: "commit_interval: 50\n",
 			want:   []string{"edged.yaml:1: commit_interval: 50 is not a duration (write it like 200ms, 5s or 1m)"},

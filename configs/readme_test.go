@@ -56,6 +56,7 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"upstream.jetstream.stream":           d.Upstream.NATS.JetStream.Stream + ", " + d.Upstream.NATS.JetStream.Storage,
 		"upstream.jetstream.duplicate_window": short(d.Upstream.NATS.JetStream.DuplicateWindow),
 		"metrics.per_topic":                   fmt.Sprint(d.Metrics.PerTopic),
+		"limits.memory":                       bytesize(d.Limits.Memory),
 	}
 	section := string(readme)
 	start := strings.Index(section, "### Daemon file")

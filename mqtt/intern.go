@@ -16,7 +16,9 @@ func (in *interner) intern(b []byte) string {
 		return s
 	}
 	if in.m == nil {
-		in.m = make(map[string]string, 64)
+		// No size hint: a source usually sees one key, and a map sized for 64
+		// costs kilobytes per source.
+		in.m = map[string]string{}
 	} else if len(in.m) >= maxInterned {
 		clear(in.m)
 	}

@@ -14,10 +14,6 @@ import (
 // gateway that stays down for hours.
 const DefaultDedupTTL = 24 * time.Hour
 
-// defaultMemTableSize bounds Badger's biggest memory user: each memtable is an
-// arena of about 1.3 times this size, and at most two exist at once.
-const defaultMemTableSize = 4 << 20
-
 // Options configure Open.
 type Options struct {
 	Dir        string // ignored with Memory durability
@@ -30,8 +26,11 @@ type Options struct {
 	// MinFreeDisk is the free space (bytes) below which the Store refuses to open
 	// or commit, so Badger never writes to a full disk; 0 = no check.
 	MinFreeDisk uint64
+	// Memory is edged's whole memory budget (limits.memory), in bytes; Badger's
+	// memtables and caches are sized from it (badgerMemory). 0 = DefaultMemory.
+	Memory int64
 
-	// memTableSize overrides defaultMemTableSize so tests can make Badger's
+	// memTableSize overrides the size from Memory so tests can make Badger's
 	// transaction limit small enough to force split commits.
 	memTableSize int64
 }
@@ -44,21 +43,23 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.memTableSize == 0 {
-		o.memTableSize = defaultMemTableSize
+		o.memTableSize, _, _ = badgerMemory(o.Memory)
 	}
 	return o
 }
 
 // badgerOptions tunes Badger for a gateway with little RAM. Measured with
-// BenchmarkMemory (Go heap growth with the store open, amd64): about 6 MB empty and
-// 27-36 MB while writing 200,000 windows; RSS of the whole benchmark process 22 MB
-// and 55-67 MB. With 8 MB memtables it was 11 MB and 35-62 MB; Badger's defaults
-// take ~86 MB at open. What buys it:
-//   - two 4 MB memtables instead of five of 64 MB: their arenas are most of the heap,
-//     and a transaction is limited to 15% of one (Commit splits at unit boundaries);
+// BenchmarkMemory (Go heap growth with the store open, amd64, the default 256 MiB
+// budget): about 6 MB empty and 27-36 MB while writing 200,000 windows; RSS of the
+// whole benchmark process 22 MB and 55-67 MB. With 8 MB memtables it was 11 MB and
+// 35-62 MB; Badger's defaults take ~86 MB at open. What buys it:
+//   - two memtables of 1/64 of the budget (4 MB at the default) instead of five of
+//     64 MB: their arenas are most of the heap, and a transaction is limited to 15%
+//     of one (Commit splits at unit boundaries);
 //   - no block cache: blocks are uncompressed and read through mmap, so the page
 //     cache does the caching and the kernel can reclaim it;
-//   - a 4 MB index cache, so table indexes stay bounded as the store grows;
+//   - an index cache of 1/64 of the budget (4 MB at the default), so table indexes
+//     stay bounded as the store grows;
 //   - compression off: gateway CPUs are slow and window states are small binary;
 //   - a 16 MB value log file (only values over the threshold go there; no value may
 //     be bigger), two compactors, metrics and conflict detection off (the Store
@@ -77,6 +78,7 @@ func (o Options) badgerOptions() badger.Options {
 	}
 	// Badger refuses a value threshold above its max batch size (15% of a memtable).
 	threshold := min(int64(1<<20), 15*o.memTableSize/100/2)
+	_, blockCache, indexCache := badgerMemory(o.Memory)
 	return badger.DefaultOptions(dir).
 		WithInMemory(o.Durability == Memory).
 		WithReadOnly(o.ReadOnly && o.Durability != Memory).
@@ -91,8 +93,8 @@ func (o Options) badgerOptions() badger.Options {
 		WithValueThreshold(threshold).
 		WithValueLogFileSize(16 << 20).
 		WithCompression(options.None).
-		WithBlockCacheSize(0).
-		WithIndexCacheSize(4 << 20).
+		WithBlockCacheSize(blockCache).
+		WithIndexCacheSize(indexCache).
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).

@@ -27,9 +27,10 @@ const (
 	floodKeys = 200_000
 	// floodLimit is limits.max_keys_per_window for the flood.
 	floodLimit = 2000
-	// floodRSSBound is the README's bound for a flood: 452 MiB measured, most of it
-	// the refused readings' late records on their way out and Badger's buffers, not
-	// keys. Without the limit every key stays in memory (~23 KiB each: 4.5 GB here).
+	// floodRSSBound is the README's bound for a flood: 294-330 MiB measured (399-411
+	// without limits.memory in the same session), most of it the refused readings' late
+	// records on their way out and Badger's buffers, not keys. Without the limit
+	// every key stays in memory (~23 KiB each: 4.5 GB here).
 	floodRSSBound = 512 << 20
 )
 
