@@ -20,6 +20,7 @@ type Status struct {
 	Upstream *UpstreamStatus `json:"upstream,omitempty"`
 	Commits  CommitStatus    `json:"commits"`
 	Lag      LagHistory      `json:"lag_history"`
+	Config   *ConfigStatus   `json:"config,omitempty"`
 }
 
 // StreamStatus is one concrete topic of one device.
@@ -90,6 +91,7 @@ type statusSampler struct {
 	wasIdle map[string]bool
 	ring    lagRing
 	last    *Status
+	config  func() *ConfigStatus // nil: no config block (tests)
 }
 
 // sample holds the cumulative counters of one Gather.
@@ -140,6 +142,9 @@ func (s *statusSampler) snapshot(topN int) *Status {
 	}
 	st := *s.last
 	st.Lag = s.ring.history(topN)
+	if s.config != nil {
+		st.Config = s.config()
+	}
 	return &st
 }
 
