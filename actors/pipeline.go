@@ -168,6 +168,8 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 // published before the last stop.
 func (p *pipeline) resendResults(ctx actor.Context) {
 	q := resultsQueue(p.plan.device.ID)
+	// First, say who takes the confirmations now, even with nothing to resend.
+	ctx.Send(p.env.sink, &Enqueued{Queue: q, ReplyTo: p.committer})
 	var after uint64
 	for {
 		entries, err := p.env.store.Peek(q, after, 512)

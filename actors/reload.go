@@ -16,11 +16,6 @@ import (
 // ErrNeedsRestart marks a new config that edged cannot apply while running.
 var ErrNeedsRestart = errors.New("needs a restart of edged")
 
-// sinkDrainWait bounds the wait for the sink to confirm what a stopping device
-// published: a result confirmed later is published once more by its new pipeline,
-// with the same revision, as after a crash.
-const sinkDrainWait = time.Second
-
 // Reload applies a new daemon config (the daemon file and its device files). A
 // change to the daemon file itself cannot be applied live: the reload is refused
 // whole with ErrNeedsRestart naming the settings, and the running config stays.
@@ -29,7 +24,7 @@ func (d *Daemon) Reload(ctx context.Context, cfg *configs.Daemon) (*configs.Devi
 	defer d.applyMu.Unlock()
 	if names := configs.RestartNeeded(d.cfg, cfg); len(names) > 0 {
 		err := fmt.Errorf("%s changed in %s: %w; the running config stays", names, cfg.Path, ErrNeedsRestart)
-		d.reload.record(d.log, nil, err, names, 0)
+		d.reload.record(d.log, nil, err, names, reloadTimes{})
 		return nil, err
 	}
 	return d.applyLocked(ctx, cfg.Devices)
@@ -40,7 +35,7 @@ func (d *Daemon) Reload(ctx context.Context, cfg *configs.Daemon) (*configs.Devi
 func (d *Daemon) Refuse(err error) {
 	d.applyMu.Lock()
 	defer d.applyMu.Unlock()
-	d.reload.record(d.log, nil, err, nil, 0)
+	d.reload.record(d.log, nil, err, nil, reloadTimes{})
 }
 
 // Apply makes devices the running set of device configs without a restart. They
@@ -61,28 +56,29 @@ func (d *Daemon) Apply(ctx context.Context, devices []*configs.Device) (*configs
 
 func (d *Daemon) applyLocked(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
 	start := time.Now()
-	diff, err := d.swap(ctx, devices)
+	diff, paused, err := d.swap(ctx, devices)
 	var restart []string
 	if errors.Is(err, ErrNeedsRestart) {
 		restart = []string{"broker session"}
 	}
-	d.reload.record(d.log, diff, err, restart, time.Since(start))
+	d.reload.record(d.log, diff, err, restart, reloadTimes{took: time.Since(start), paused: paused})
 	return diff, err
 }
 
-// swap checks devices, then replaces the pipelines of the devices that changed.
-func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
+// swap checks devices, then replaces the pipelines of the devices that changed. It
+// returns how long intake was paused.
+func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *configs.DeviceDiff, paused time.Duration, err error) {
 	t := d.topo
 	if t.router.closing.Load() {
-		return nil, errors.New("edged is stopping")
+		return nil, 0, errors.New("edged is stopping")
 	}
 	next := *d.cfg
 	next.Devices = devices
 	if err := next.Validate(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if persistentSession(d.cfg.Devices) != persistentSession(devices) {
-		return nil, fmt.Errorf("the broker session is persistent only while some stream has qos 1; "+
+		return nil, 0, fmt.Errorf("the broker session is persistent only while some stream has qos 1; "+
 			"adding the first or removing the last such stream %w", ErrNeedsRestart)
 	}
 	diff := configs.DiffDevices(d.cfg.Devices, devices)
@@ -91,21 +87,22 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.
 		if !slices.Contains(diff.Unchanged, dev.ID) {
 			p, err := compile(dev, d.cfg.Limits.MaxKeyBytes)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			plans[dev.ID] = p
 		}
 	}
 	if diff.Empty() {
 		d.cfg = &next // file names may have changed
-		return diff, nil
+		return diff, 0, nil
 	}
 
 	select {
 	case t.router.gate <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for intake to pause: %w", ctx.Err())
+		return nil, 0, fmt.Errorf("waiting for intake to pause: %w", ctx.Err())
 	}
+	pausedAt := time.Now()
 	running := map[string]routedDevice{}
 	t.mu.RLock()
 	for _, rd := range t.router.devices {
@@ -115,7 +112,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.
 	leaving := slices.Concat(diff.Removed, diff.Changed)
 	if err := d.drainDevices(ctx, running, leaving); err != nil {
 		<-t.router.gate
-		return nil, err
+		return nil, 0, err
 	}
 	// From here on the old pipelines are gone; what follows only fails on a
 	// broken store or actor system, and then the old pipelines come back.
@@ -125,7 +122,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.
 	if err := d.discardState(diff); err != nil {
 		d.restart(running, leaving)
 		<-t.router.gate
-		return nil, err
+		return nil, 0, err
 	}
 	started := map[string]routedDevice{}
 	for _, dev := range devices {
@@ -137,7 +134,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.
 				}
 				d.restart(running, leaving)
 				<-t.router.gate
-				return nil, err
+				return nil, 0, err
 			}
 			rd.pid = pid
 			started[dev.ID] = rd
@@ -158,6 +155,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.
 	t.mu.Unlock()
 	d.cfg = &next
 	<-t.router.gate
+	paused = time.Since(pausedAt)
 
 	d.forgetSeries(diff)
 	if d.client != nil {
@@ -167,7 +165,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (*configs.
 			d.log.Error("changing the broker subscriptions failed; the next reconnection subscribes as configured", "err", err)
 		}
 	}
-	return diff, nil
+	return diff, paused, nil
 }
 
 // drainDevices commits and acknowledges every message the devices took. Intake is
@@ -193,18 +191,17 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 			}
 		}
 	}
-	// Results those commits produced are being published: let the sink confirm them
-	// to the committers about to stop, and commit the confirmations.
-	drained := make(chan struct{})
-	t.system.Root.Send(t.env.sink, &DrainSink{Done: drained})
-	wait := time.NewTimer(sinkDrainWait)
-	defer wait.Stop()
-	select {
-	case <-drained:
-	case <-wait.C:
-	case <-ctx.Done():
-	}
+	// Results of those commits may still be on their way to the broker: the sink
+	// holds their confirmations until the new pipeline takes the queue, and the
+	// confirmations it sent before are committed by a last flush.
 	for _, id := range ids {
+		done := make(chan struct{})
+		t.system.Root.Send(t.env.sink, &detachQueue{queue: resultsQueue(id), done: done})
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		if err := d.flushDevice(ctx, running[id].pid); err != nil {
 			return fmt.Errorf("device %s: committing its published results: %w", id, err)
 		}

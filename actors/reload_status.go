@@ -24,8 +24,12 @@ type ConfigStatus struct {
 	LastReloadAt int64    `json:"last_reload_at,omitempty"`
 	LastError    string   `json:"last_error,omitempty"` // of the latest reload not applied
 	NeedsRestart []string `json:"needs_restart,omitempty"`
-	LastTookMS   int64    `json:"last_took_ms,omitempty"` // the latest applied reload, intake paused for part of it
+	LastTookMS   int64    `json:"last_took_ms,omitempty"`   // the latest applied reload
+	LastPausedMS int64    `json:"last_paused_ms,omitempty"` // of which intake was paused
 }
+
+// reloadTimes is how long a reload took and how long of it intake was paused.
+type reloadTimes struct{ took, paused time.Duration }
 
 // Reload outcomes, the result label of edged_config_reloads_total.
 const (
@@ -55,7 +59,7 @@ func newReloadState(reg prometheus.Registerer, devices int) *reloadState {
 }
 
 // record counts, logs and keeps one reload's outcome.
-func (r *reloadState) record(log *slog.Logger, diff *configs.DeviceDiff, err error, restart []string, took time.Duration) {
+func (r *reloadState) record(log *slog.Logger, diff *configs.DeviceDiff, err error, restart []string, times reloadTimes) {
 	result := reloadApplied
 	switch {
 	case errors.Is(err, ErrNeedsRestart):
@@ -81,9 +85,10 @@ func (r *reloadState) record(log *slog.Logger, diff *configs.DeviceDiff, err err
 	r.status.Generation++
 	r.status.AppliedAt = now
 	r.status.Devices = len(diff.Added) + len(diff.Changed) + len(diff.Unchanged)
-	r.status.LastTookMS = took.Milliseconds()
+	r.status.LastTookMS, r.status.LastPausedMS = times.took.Milliseconds(), times.paused.Milliseconds()
 	log.Info("config applied", "generation", r.status.Generation, "added", diff.Added, "removed", diff.Removed,
-		"changed", diff.Changed, "unchanged", len(diff.Unchanged), "took", took.Round(time.Millisecond))
+		"changed", diff.Changed, "unchanged", len(diff.Unchanged), "took", times.took.Round(time.Millisecond),
+		"intake_paused", times.paused.Round(time.Millisecond))
 	for _, id := range diff.Changed {
 		c := diff.Devices[id]
 		log.Info("device changed", "device", id, "streams_added", c.Streams.Added, "streams_removed", c.Streams.Removed,
