@@ -40,6 +40,13 @@ func reloadDeviceFile(id string) string {
 // dispatcher without a broker.
 func reloadTestDaemon(t *testing.T, devices map[string]string) (*Daemon, *capture, *bytes.Buffer, string) {
 	t.Helper()
+	return reloadDaemon(t, devices, persist.Options{Durability: persist.Memory}, actor.NewSynchronizedDispatcher(300))
+}
+
+// reloadDaemon is reloadTestDaemon on a store opened with opts and actors on
+// dispatch (nil: the default, as in edged run).
+func reloadDaemon(t testing.TB, devices map[string]string, opts persist.Options, dispatch actor.Dispatcher) (*Daemon, *capture, *bytes.Buffer, string) {
+	t.Helper()
 	dir := t.TempDir()
 	writeReloadFiles(t, dir, devices)
 	daemon := "data_dir: data\ndevices_dir: devices\ncommit_interval: 50ms\nbroker: {url: tcp://127.0.0.1:1}\n"
@@ -50,7 +57,7 @@ func reloadTestDaemon(t *testing.T, devices map[string]string) (*Daemon, *captur
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := persist.Open(persist.Options{Durability: persist.Memory})
+	store, err := persist.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +66,7 @@ func reloadTestDaemon(t *testing.T, devices map[string]string) (*Daemon, *captur
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	pub := &capture{}
 	m := NewMetrics()
-	topo, err := buildTopology(cfg, store, m, log, actor.NewSynchronizedDispatcher(300), pub, nil)
+	topo, err := buildTopology(cfg, store, m, log, dispatch, pub, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +75,7 @@ func reloadTestDaemon(t *testing.T, devices map[string]string) (*Daemon, *captur
 	return d, pub, logs, filepath.Join(dir, "edged.yaml")
 }
 
-func writeReloadFiles(t *testing.T, dir string, devices map[string]string) {
+func writeReloadFiles(t testing.TB, dir string, devices map[string]string) {
 	t.Helper()
 	devs := filepath.Join(dir, "devices")
 	if err := os.RemoveAll(devs); err != nil {
