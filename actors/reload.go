@@ -46,8 +46,10 @@ func (d *Daemon) Refuse(err error) {
 // start from their saved state, like after a restart, except that windows whose
 // definition changed (configs.DeviceChange.Discard) lose their saved state first.
 // A removed device's state stays in the store and is resumed if it comes back.
-// Intake pauses for all devices while the pipelines swap. An error leaves the
-// running config as it was; ctx bounds the wait for in-flight messages.
+// Meanwhile the messages of the devices replaced are held in memory, unacknowledged,
+// and handed to their new pipelines in order; other devices take theirs as usual.
+// An error leaves the running config as it was; ctx bounds the wait for in-flight
+// messages.
 func (d *Daemon) Apply(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
 	d.applyMu.Lock()
 	defer d.applyMu.Unlock()
@@ -56,18 +58,18 @@ func (d *Daemon) Apply(ctx context.Context, devices []*configs.Device) (*configs
 
 func (d *Daemon) applyLocked(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
 	start := time.Now()
-	diff, paused, err := d.swap(ctx, devices)
+	diff, held, err := d.swap(ctx, devices)
 	var restart []string
 	if errors.Is(err, ErrNeedsRestart) {
 		restart = []string{"broker session"}
 	}
-	d.reload.record(d.log, diff, err, restart, reloadTimes{took: time.Since(start), paused: paused})
+	d.reload.record(d.log, diff, err, restart, reloadTimes{took: time.Since(start), held: held})
 	return diff, err
 }
 
 // swap checks devices, then replaces the pipelines of the devices that changed. It
-// returns how long intake was paused.
-func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *configs.DeviceDiff, paused time.Duration, err error) {
+// returns how long their messages were held.
+func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *configs.DeviceDiff, held time.Duration, err error) {
 	t := d.topo
 	if t.router.closing.Load() {
 		return nil, 0, errors.New("edged is stopping")
@@ -97,21 +99,25 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 		return diff, 0, nil
 	}
 
-	select {
-	case t.router.gate <- struct{}{}:
-	case <-ctx.Done():
-		return nil, 0, fmt.Errorf("waiting for intake to pause: %w", ctx.Err())
+	leaving := slices.Concat(diff.Removed, diff.Changed)
+	heldAt := time.Now()
+	holds, err := t.router.holdDevices(ctx, leaving)
+	if err != nil {
+		return nil, 0, err
 	}
-	pausedAt := time.Now()
+	releaseAll := func() {
+		for _, h := range holds {
+			t.router.release(h)
+		}
+	}
 	running := map[string]routedDevice{}
 	t.mu.RLock()
 	for _, rd := range t.router.devices {
 		running[rd.plan.device.ID] = rd
 	}
 	t.mu.RUnlock()
-	leaving := slices.Concat(diff.Removed, diff.Changed)
 	if err := d.drainDevices(ctx, running, leaving); err != nil {
-		<-t.router.gate
+		releaseAll()
 		return nil, 0, err
 	}
 	// From here on the old pipelines are gone; what follows only fails on a
@@ -121,7 +127,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 	}
 	if err := d.discardState(diff); err != nil {
 		d.restart(running, leaving)
-		<-t.router.gate
+		releaseAll()
 		return nil, 0, err
 	}
 	started := map[string]routedDevice{}
@@ -133,10 +139,11 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 					_ = t.system.Root.StopFuture(s.pid).Wait()
 				}
 				d.restart(running, leaving)
-				<-t.router.gate
+				releaseAll()
 				return nil, 0, err
 			}
 			rd.pid = pid
+			rd.hold = holds[dev.ID] // its messages since the hold go to the new pipeline
 			started[dev.ID] = rd
 		}
 	}
@@ -150,12 +157,14 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 		pids = append(pids, rd.pid)
 		routed = append(routed, rd)
 	}
+	t.router.gate <- struct{}{}
 	t.mu.Lock()
 	t.pipelines, t.router.devices = pids, routed
 	t.mu.Unlock()
-	d.cfg = &next
 	<-t.router.gate
-	paused = time.Since(pausedAt)
+	d.cfg = &next
+	releaseAll()
+	held = time.Since(heldAt)
 
 	d.forgetSeries(diff)
 	if d.client != nil {
@@ -165,7 +174,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 			d.log.Error("changing the broker subscriptions failed; the next reconnection subscribes as configured", "err", err)
 		}
 	}
-	return diff, paused, nil
+	return diff, held, nil
 }
 
 // drainDevices commits and acknowledges every message the devices took. Intake is
@@ -239,6 +248,8 @@ func (d *Daemon) discardState(diff *configs.DeviceDiff) error {
 // swap; they restore from the store as after a crash.
 func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
 	t := d.topo
+	t.router.gate <- struct{}{}
+	defer func() { <-t.router.gate }()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, id := range ids {
@@ -247,6 +258,7 @@ func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
 			d.log.Error("restarting a device after a failed reload", "device", id, "err", err)
 			continue
 		}
+		rd.pid, rd.hold = pid, running[id].hold
 		for i := range t.router.devices {
 			if t.router.devices[i].plan.device.ID == id {
 				t.router.devices[i], t.pipelines[i] = rd, pid
