@@ -130,38 +130,13 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 		releaseAll()
 		return nil, 0, err
 	}
-	started := map[string]routedDevice{}
-	for _, dev := range devices {
-		if p := plans[dev.ID]; p != nil {
-			pid, rd, err := t.spawnDevice(p, d.cfg.Limits)
-			if err != nil {
-				for _, s := range started {
-					_ = t.system.Root.StopFuture(s.pid).Wait()
-				}
-				d.restart(running, leaving)
-				releaseAll()
-				return nil, 0, err
-			}
-			rd.pid = pid
-			rd.hold = holds[dev.ID] // its messages since the hold go to the new pipeline
-			started[dev.ID] = rd
-		}
+	started, err := d.startDevices(devices, plans, holds)
+	if err != nil {
+		d.restart(running, leaving)
+		releaseAll()
+		return nil, 0, err
 	}
-	var pids []*actor.PID
-	var routed []routedDevice
-	for _, dev := range devices {
-		rd, ok := started[dev.ID]
-		if !ok {
-			rd = running[dev.ID]
-		}
-		pids = append(pids, rd.pid)
-		routed = append(routed, rd)
-	}
-	t.router.gate <- struct{}{}
-	t.mu.Lock()
-	t.pipelines, t.router.devices = pids, routed
-	t.mu.Unlock()
-	<-t.router.gate
+	d.install(devices, running, started)
 	d.cfg = &next
 	releaseAll()
 	held = time.Since(heldAt)
@@ -177,9 +152,53 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 	return diff, held, nil
 }
 
-// drainDevices commits and acknowledges every message the devices took. Intake is
-// paused, so they take no more; a message routed just before may still be on its
-// way to a source, hence the loop.
+// startDevices starts the pipelines of the devices in plans; each takes over the
+// messages held for its device. On an error none is left running.
+func (d *Daemon) startDevices(devices []*configs.Device, plans map[string]*plan, holds map[string]*holdQueue) (map[string]routedDevice, error) {
+	t := d.topo
+	started := map[string]routedDevice{}
+	for _, dev := range devices {
+		p := plans[dev.ID]
+		if p == nil {
+			continue
+		}
+		pid, rd, err := t.spawnDevice(p, d.cfg.Limits)
+		if err != nil {
+			for _, s := range started {
+				_ = t.system.Root.StopFuture(s.pid).Wait()
+			}
+			return nil, err
+		}
+		rd.pid, rd.hold = pid, holds[dev.ID]
+		started[dev.ID] = rd
+	}
+	return started, nil
+}
+
+// install makes the router and the ticks see devices, in config order: the ones
+// started anew, and the running ones otherwise.
+func (d *Daemon) install(devices []*configs.Device, running, started map[string]routedDevice) {
+	t := d.topo
+	var pids []*actor.PID
+	var routed []routedDevice
+	for _, dev := range devices {
+		rd, ok := started[dev.ID]
+		if !ok {
+			rd = running[dev.ID]
+		}
+		pids = append(pids, rd.pid)
+		routed = append(routed, rd)
+	}
+	t.router.gate <- struct{}{}
+	t.mu.Lock()
+	t.pipelines, t.router.devices = pids, routed
+	t.mu.Unlock()
+	<-t.router.gate
+}
+
+// drainDevices commits and acknowledges every message the devices took. Their new
+// messages are held, so they take no more; one routed just before may still be on
+// its way to a source, hence the loop.
 func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevice, ids []string) error {
 	t := d.topo
 	poll := time.NewTicker(tickEvery)
