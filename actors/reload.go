@@ -130,6 +130,7 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 		releaseAll()
 		return nil, 0, err
 	}
+	d.forgetSeries(diff) // before the new pipelines make series of their own
 	started, err := d.startDevices(devices, plans, holds)
 	if err != nil {
 		d.restart(running, leaving)
@@ -141,7 +142,6 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 	releaseAll()
 	held = time.Since(heldAt)
 
-	d.forgetSeries(diff)
 	if d.client != nil {
 		// After the swap: a message on a new filter must find its device. One on a
 		// removed filter until the broker confirms is unmatched, as the device is gone.
@@ -286,14 +286,15 @@ func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
 	}
 }
 
-// forgetSeries drops the metric series of removed devices and windows, so /status
-// and /metrics stop showing them.
+// forgetSeries drops the metric series of removed devices and of removed windows
+// and windows that start empty, so /status and /metrics stop showing them (a window
+// starting empty counts from zero).
 func (d *Daemon) forgetSeries(diff *configs.DeviceDiff) {
 	for _, id := range diff.Removed {
 		d.metrics.forget(map[string]string{"device": id})
 	}
 	for _, id := range diff.Changed {
-		for _, w := range diff.Devices[id].Windows.Removed {
+		for _, w := range diff.Devices[id].Discard {
 			d.metrics.forget(map[string]string{"device": id, "window": w})
 		}
 	}
