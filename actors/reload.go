@@ -205,6 +205,9 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 	defer poll.Stop()
 	for _, id := range ids {
 		rd := running[id]
+		if _, ok := t.system.ProcessRegistry.GetLocal(rd.pid.Id); !ok {
+			continue // stopped after repeated failures: nothing of it will commit
+		}
 		for {
 			if err := d.flushDevice(ctx, rd.pid); err != nil {
 				return fmt.Errorf("device %s: committing what it took: %w", id, err)
@@ -223,6 +226,9 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 	// holds their confirmations until the new pipeline takes the queue, and the
 	// confirmations it sent before are committed by a last flush.
 	for _, id := range ids {
+		if _, ok := t.system.ProcessRegistry.GetLocal(running[id].pid.Id); !ok {
+			continue
+		}
 		done := make(chan struct{})
 		t.system.Root.Send(t.env.sink, &detachQueue{queue: resultsQueue(id), done: done})
 		select {

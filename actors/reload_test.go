@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -210,4 +211,29 @@ func equalLists(a, b [][]string) bool {
 		}
 	}
 	return true
+}
+
+// A device whose pipeline stopped after repeated failures can be replaced: a fixed
+// device file is the way out, so the reload must not wait for it to commit.
+func TestApplyReplacesAStoppedDevice(t *testing.T) {
+	d, _, _, path := reloadTestDaemon(t, map[string]string{"a": reloadDeviceFile("a")})
+	if err := d.topo.system.Root.StopFuture(d.topo.pipelines[0]).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if d.topo.stoppedDevice() != "a" {
+		t.Fatal("the pipeline did not stop")
+	}
+	fixed, err := configs.ParseDevice(filepath.Join(filepath.Dir(path), "a.yaml"),
+		[]byte(strings.Replace(reloadDeviceFile("a"), "size: 1s, aggregates: [count]", "size: 1s, aggregates: [count, max(v)]", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := d.Apply(ctx, []*configs.Device{fixed}); err != nil {
+		t.Fatal(err)
+	}
+	if dev := d.topo.stoppedDevice(); dev != "" {
+		t.Fatalf("device %s still stopped after the reload", dev)
+	}
 }
