@@ -3,6 +3,7 @@ package actors
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -235,5 +236,22 @@ func TestApplyReplacesAStoppedDevice(t *testing.T) {
 	}
 	if dev := d.topo.stoppedDevice(); dev != "" {
 		t.Fatalf("device %s still stopped after the reload", dev)
+	}
+}
+
+// The broker session is persistent only while a stream asks for QoS 1; that is set
+// when edged connects, so the first QoS 1 stream needs a restart.
+func TestApplyRefusesTheFirstQoS1StreamAsNeedingARestart(t *testing.T) {
+	qos0 := strings.Replace(reloadDeviceFile("a"), "qos: 1", "qos: 0", 1)
+	d, _, _, path := reloadTestDaemon(t, map[string]string{"a": qos0})
+	dev, err := configs.ParseDevice(filepath.Join(filepath.Dir(path), "a.yaml"), []byte(reloadDeviceFile("a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Apply(context.Background(), []*configs.Device{dev}); !errors.Is(err, ErrNeedsRestart) {
+		t.Fatalf("Apply = %v, want ErrNeedsRestart", err)
+	}
+	if st := d.reload.snapshot(); st.LastReload != reloadNeedsRestart || st.Generation != 1 {
+		t.Errorf("status: %+v", st)
 	}
 }
