@@ -71,10 +71,29 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	rl := &reloader{d: d, path: path, dataOverride: dataOverride}
 	var changed <-chan struct{}
+	kick := make(chan struct{}, 1)
 	if path != "" {
 		changed = watchDevices(ctx, cfg.DevicesDir, log)
+		// Reloads run beside this loop, so SIGTERM stops edged even while one
+		// waits for a device's commits; one pending request covers many.
+		rl := &reloader{d: d, path: path, dataOverride: dataOverride}
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-kick:
+					rl.reload(ctx)
+				}
+			}
+		}()
+	}
+	reload := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
 	}
 	for {
 		select {
@@ -83,11 +102,9 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 			_ = sdNotify("STOPPING=1")
 			return d.Stop(shutdownTimeout)
 		case <-hup:
-			if path != "" {
-				rl.reload(ctx)
-			}
+			reload()
 		case <-changed:
-			rl.reload(ctx)
+			reload()
 		}
 	}
 }
