@@ -36,6 +36,8 @@ type Daemon struct {
 	httpAddr string
 	upstream *upstreamLink
 	status   *statusSampler // nil without http.listen
+	reload   *reloadState
+	applyMu  sync.Mutex // one reload at a time, and none once stopping
 
 	stopTicks chan struct{}
 	ticksOff  sync.Once
@@ -49,6 +51,7 @@ type Daemon struct {
 func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemon, err error) {
 	// Not the named result: `return nil, err` would make the cleanup close a nil Daemon.
 	d := &Daemon{cfg: cfg, log: log, metrics: MetricsFor(cfg.Metrics), stopTicks: make(chan struct{})}
+	d.reload = newReloadState(d.metrics.Registry, len(cfg.Devices))
 	defer func() {
 		if err != nil {
 			d.close()
@@ -114,14 +117,8 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	var subs []mqtt.Subscription
-	persistent := false
-	for _, dev := range d.cfg.Devices {
-		for _, s := range dev.Streams {
-			subs = append(subs, mqtt.Subscription{Filter: s.Topic, QoS: s.QoS})
-			persistent = persistent || s.QoS > 0
-		}
-	}
+	subs := subscriptions(d.cfg.Devices)
+	persistent := persistentSession(d.cfg.Devices)
 	maxPayload := d.cfg.Limits.MaxPayload
 	return mqtt.Connect(ctx, mqtt.Options{
 		URL: url, ClientID: d.cfg.Broker.ClientID, Username: d.cfg.Broker.Username, Password: d.cfg.Broker.Password,
@@ -177,7 +174,11 @@ func (d *Daemon) Stop(timeout time.Duration) error {
 
 func (d *Daemon) stop(timeout time.Duration) error {
 	deadline := time.After(timeout)
+	// Closing first: a reload in progress, waiting for intake, gives up and ends;
+	// later ones see closing and change nothing.
 	d.topo.router.closing.Store(true)
+	d.applyMu.Lock()
+	defer d.applyMu.Unlock()
 	d.stopTicking()
 	err := d.waitAll(d.topo.flushAll(), deadline, "every device committed")
 	// Results of that last commit are being published: wait for the broker's
@@ -204,6 +205,8 @@ func (d *Daemon) logUnacknowledged() {
 	for _, f := range d.topo.env.commitFailures.list() {
 		failing[f.device] = f.err
 	}
+	d.topo.mu.RLock()
+	defer d.topo.mu.RUnlock()
 	for _, dev := range d.topo.router.devices {
 		id := dev.plan.device.ID
 		n := dev.inflight.Load()

@@ -13,9 +13,10 @@ import (
 // messages for the device wait in its mailbox. Until every pipeline has done so,
 // edged is not ready: /healthz says so rather than 200.
 
-// restoreGate counts the device pipelines that have not finished their first restore.
+// restoreGate counts the device pipelines that have not finished their first restore,
+// at start and after a live reload started or replaced them.
 type restoreGate struct {
-	left, of atomic.Int64
+	left atomic.Int64
 }
 
 // watch wraps the producer of a device's pipeline so that the end of its first
@@ -24,7 +25,6 @@ type restoreGate struct {
 // until the restarted pipeline's restore succeeds.
 func (g *restoreGate) watch(produce actor.Producer) actor.Producer {
 	g.left.Add(1)
-	g.of.Add(1)
 	var once sync.Once
 	done := func() { once.Do(func() { g.left.Add(-1) }) }
 	return func() actor.Actor { return &restoreWatch{Actor: produce(), done: done} }
@@ -33,7 +33,7 @@ func (g *restoreGate) watch(produce actor.Producer) actor.Producer {
 // problem describes the devices still restoring, or "".
 func (g *restoreGate) problem() string {
 	if n := g.left.Load(); n > 0 {
-		return fmt.Sprintf("restoring state: %d of %d devices not yet restored, their messages wait", n, g.of.Load())
+		return fmt.Sprintf("restoring state: %d devices not yet restored, their messages wait", n)
 	}
 	return ""
 }
