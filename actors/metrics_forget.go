@@ -8,10 +8,17 @@ import (
 
 // forget deletes every labelled series whose labels include all of labels, in
 // every vector of m: a removed device or window must not linger on /status.
-// Vectors without one of those labels match nothing.
+// Vectors without one of those labels match nothing. A removed device's stream
+// statistics go too (they are not Prometheus vectors).
 func (m *Metrics) forget(labels prometheus.Labels) {
+	if dev, ok := labels["device"]; ok && len(labels) == 1 {
+		m.Streams.forgetDevice(dev)
+	}
 	v := reflect.ValueOf(m).Elem()
 	for i := range v.NumField() {
+		if !v.Field(i).CanInterface() {
+			continue
+		}
 		if vec, ok := v.Field(i).Interface().(interface {
 			DeletePartialMatch(prometheus.Labels) int
 		}); ok {

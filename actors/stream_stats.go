@@ -2,6 +2,7 @@ package actors
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -67,7 +68,7 @@ type topicRef struct{ device, topic string }
 type groupRef struct{ device, stream string }
 
 // streamStats indexes every topic's statistics. Topics are added when their source
-// starts and never removed, as Prometheus series were.
+// starts and removed only with their device (a live reload that removes it).
 type streamStats struct {
 	mu     sync.RWMutex
 	topics map[topicRef]*topicStats
@@ -125,6 +126,23 @@ func (s *streamStats) each(f func(g *streamGroup)) {
 	for _, g := range s.order {
 		f(g)
 	}
+}
+
+// forgetDevice drops every topic of device.
+func (s *streamStats) forgetDevice(device string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ref := range s.topics {
+		if ref.device == device {
+			delete(s.topics, ref)
+		}
+	}
+	for ref := range s.groups {
+		if ref.device == device {
+			delete(s.groups, ref)
+		}
+	}
+	s.order = slices.DeleteFunc(s.order, func(g *streamGroup) bool { return g.device == device })
 }
 
 // count is the number of topics.
