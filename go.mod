@@ -135,3 +135,4 @@ require (
 tool github.com/goreleaser/nfpm/v2/cmd/nfpm
 
 replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go
+replace github.com/dgraph-io/badger/v4 => ./third_party/badger

@@ -23,10 +23,11 @@ type committer struct {
 	dones     []chan struct{}          // of epochs in units
 	failed    bool
 
-	settled   uint64      // the newest epoch committed or given up on
-	retry     *builtBatch // a batch whose commit failed
-	delivered *unit       // the last unit in units collecting dequeues, if any
-	held      []*ack      // committed, not yet acknowledged: intake is blocked
+	settled   uint64         // the newest epoch committed or given up on
+	retry     *builtBatch    // a batch whose commit failed
+	spare     *persist.Batch // the last committed batch, reset: its buffers serve the next
+	delivered *unit          // the last unit in units collecting dequeues, if any
+	held      []*ack         // committed, not yet acknowledged: intake is blocked
 }
 
 // maxOpenEpochs is how many closed epochs may wait for replies before the oldest is
@@ -120,7 +121,12 @@ func (c *committer) settle(n int) {
 // that arrive meanwhile wait for the batch after it.
 func (c *committer) commit(ctx actor.Context) {
 	if c.retry == nil && len(c.units) > 0 {
-		p := &builtBatch{b: c.env.store.NewBatch(), units: c.units}
+		b := c.spare
+		if b == nil {
+			b = c.env.store.NewBatch()
+		}
+		c.spare = nil
+		p := &builtBatch{b: b, units: c.units}
 		for _, u := range c.units {
 			p.seqs = append(p.seqs, c.add(p.b, u))
 		}
@@ -143,6 +149,8 @@ func (c *committer) commit(ctx actor.Context) {
 			return
 		}
 		c.retry = nil
+		p.b.Reset()
+		c.spare = p.b
 		if c.failed {
 			c.env.log.Info("committing state works again", "device", c.device)
 			c.env.commitFailures.set(c.device, nil)

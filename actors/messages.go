@@ -107,6 +107,7 @@ type Flushed struct {
 	Units []*unit // committed in the same batch
 	Extra int
 	one   [1]*unit // holds Units when there is one (the usual case), sparing an allocation
+	main  unit     // the sender's first main unit of the flush, allocated with its reply
 }
 
 // Published reports that the sink delivered results from a device's result outbox.

@@ -55,7 +55,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
 		routed:       map[keyID]uint64{},
-		pending:      pendingUnits{main: newUnit()},
+		pending:      newPendingUnits(),
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),
 		restored:     restored,

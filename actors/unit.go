@@ -33,9 +33,11 @@ type unit struct {
 // newUnit returns a unit whose first ack and window state need no allocation.
 func newUnit() *unit {
 	u := &unit{}
-	u.acks, u.puts = u.ackBuf[:0], u.putBuf[:0]
+	u.init()
 	return u
 }
+
+func (u *unit) init() { u.acks, u.puts = u.ackBuf[:0], u.putBuf[:0] }
 
 // setStream puts the stream's generator state into the unit.
 func (u *unit) setStream(s streamPut) {
@@ -122,6 +124,21 @@ type pendingUnits struct {
 	main   *unit
 	closed []*unit
 	spill  []*unit
+	reply  *Flushed // the next flush's reply; its own unit is the first main unit
+}
+
+// newPendingUnits starts an actor's changes in the reply to its first flush: the
+// reply and the unit it will most likely carry are one allocation.
+func newPendingUnits() pendingUnits {
+	var p pendingUnits
+	p.renew()
+	return p
+}
+
+func (p *pendingUnits) renew() {
+	p.reply = &Flushed{}
+	p.reply.main.init()
+	p.main = &p.reply.main
 }
 
 // spillUnit returns a unit with room for one more outbox record.
@@ -152,20 +169,34 @@ func (p *pendingUnits) closeMain() {
 }
 
 // take returns the non-empty units, in the order they must commit, and starts afresh.
-func (p *pendingUnits) take() []*unit { return p.takeInto(nil) }
+func (p *pendingUnits) take() []*unit {
+	units := p.takeInto(nil)
+	if p.main == nil {
+		p.main = newUnit()
+	}
+	return units
+}
 
-// flushed is the committer's Flushed for epoch holding the units taken.
+// flushed is the committer's Flushed for epoch holding the units taken, and starts
+// afresh (from newPendingUnits).
 func (p *pendingUnits) flushed(epoch uint64, extra int) *Flushed {
-	f := &Flushed{Epoch: epoch, Extra: extra}
+	f := p.reply
+	f.Epoch, f.Extra = epoch, extra
 	f.Units = p.takeInto(f.one[:0])
+	p.renew()
 	return f
 }
 
-// takeInto appends the non-empty units to dst, in the order they must commit, and
-// starts afresh. The lists are kept for the next flush: dst is the only copy handed on.
+// takeInto appends the non-empty units to dst in the order they must commit, and
+// empties the lists, which are kept for the next flush: dst is the only copy handed
+// on. A non-empty main unit is taken too, leaving main nil for the caller to renew.
 func (p *pendingUnits) takeInto(dst []*unit) []*unit {
-	p.closeMain()
-	dst = append(append(dst, p.closed...), p.spill...)
+	dst = append(dst, p.closed...)
+	if !p.main.empty() {
+		dst = append(dst, p.main)
+		p.main = nil
+	}
+	dst = append(dst, p.spill...)
 	clear(p.closed)
 	clear(p.spill)
 	p.closed, p.spill = p.closed[:0], p.spill[:0]

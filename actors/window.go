@@ -58,7 +58,7 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		dirty:       map[windows.Window]bool{},
 		open:        map[int64]struct{}{},
 		inputs:      map[string]struct{}{},
-		pending:     pendingUnits{main: newUnit()},
+		pending:     newPendingUnits(),
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),

@@ -31,7 +31,7 @@ type op struct {
 // form a unit, closed by EndUnit, that commits atomically. Keys and values are copied
 // in, so callers may reuse their buffers. A Batch is not safe for concurrent use;
 // after a failed Commit it may be committed again (units already written are
-// skipped); after a successful one, start a new Batch.
+// skipped); after a successful one, Reset it or start a new Batch.
 type Batch struct {
 	s     *Store
 	ops   []op
@@ -43,6 +43,28 @@ type Batch struct {
 
 // NewBatch returns an empty batch for s.
 func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
+
+// Buffers a Reset keeps: about what a steady commit of a few thousand changes needs.
+// A burst's larger ones are dropped rather than held for good.
+const (
+	maxKeptArena = 1 << 20
+	maxKeptOps   = 8192
+)
+
+// Reset empties a batch whose Commit succeeded, keeping its buffers for the next
+// one: Badger has copied what it keeps before Commit returns.
+func (b *Batch) Reset() {
+	b.arena = b.arena[:0]
+	if cap(b.arena) > maxKeptArena {
+		b.arena = nil
+	}
+	clear(b.ops) // the queue names
+	b.ops = b.ops[:0]
+	if cap(b.ops) > maxKeptOps {
+		b.ops = nil
+	}
+	b.units, b.done, b.queue = b.units[:0], 0, false
+}
 
 // Len is the number of changes in the batch.
 func (b *Batch) Len() int { return len(b.ops) }

@@ -133,3 +133,42 @@ func TestAUnitTooBigForOneTransactionFailsAfterCommittingTheUnitsBeforeIt(t *tes
 		t.Errorf("stored keys = %+v, want only the small unit", ds.Keys)
 	}
 }
+
+// A committer reuses one batch: what the first commit wrote must not change when the
+// reset batch's buffers are overwritten by the next.
+func TestABatchResetAfterItsCommitCommitsOnlyTheNextChanges(t *testing.T) {
+	for _, d := range []Durability{Process, Memory} {
+		t.Run(d.String(), func(t *testing.T) {
+			s := openStore(t, Options{Durability: d})
+			b := s.NewBatch()
+			b.PutWindow(WindowKey{"dev", "1m", "k1", 0}, []byte("first"))
+			b.Enqueue("results/dev", []byte("r1"))
+			if err := s.Commit(b); err != nil {
+				t.Fatalf("Commit: %v", err)
+			}
+			b.Reset()
+			if b.Len() != 0 {
+				t.Fatalf("Len() after Reset = %d, want 0", b.Len())
+			}
+			b.PutWindow(WindowKey{"dev", "1m", "k2", 0}, []byte("other"))
+			if err := s.Commit(b); err != nil {
+				t.Fatalf("Commit after Reset: %v", err)
+			}
+			got, err := s.LoadDevice("dev")
+			if err != nil {
+				t.Fatalf("LoadDevice: %v", err)
+			}
+			want := []KeyState{
+				{Window: "1m", Key: "k1", Watermark: watermark.Min, Windows: []WindowState{{0, []byte("first")}}},
+				{Window: "1m", Key: "k2", Watermark: watermark.Min, Windows: []WindowState{{0, []byte("other")}}},
+			}
+			if !reflect.DeepEqual(got.Keys, want) {
+				t.Errorf("Keys = %+v\nwant %+v", got.Keys, want)
+			}
+			entries, err := s.Peek("results/dev", 0, 10)
+			if err != nil || len(entries) != 1 || string(entries[0].Payload) != "r1" {
+				t.Errorf("Peek = %+v, %v; want the one entry r1", entries, err)
+			}
+		})
+	}
+}
