@@ -34,6 +34,7 @@ func TestPackagedDashboardsAndAlertsUseExistingMetrics(t *testing.T) {
 	}
 	collect(buildInfoCollector())
 	collect(newStreamCollector(newStreamStats(), false))
+	collect(newReloadState(prometheus.NewRegistry(), 0).total)
 	if !known["edged_records_in_total"] || !known["edged_build_info"] {
 		t.Fatalf("metric discovery found %d names, not the basics; the test is broken", len(known))
 	}
