@@ -3,6 +3,7 @@ package mqtt
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -97,39 +98,11 @@ func UnescapeLevel(level string) (string, error) {
 	if level == EmptyLevel {
 		return "", nil
 	}
-	if !strings.Contains(level, "%") {
-		return level, nil
+	v, err := url.PathUnescape(level)
+	if err != nil {
+		return "", fmt.Errorf("topic level %q: %w", level, err)
 	}
-	b := make([]byte, 0, len(level))
-	for i := 0; i < len(level); i++ {
-		if level[i] != '%' {
-			b = append(b, level[i])
-			continue
-		}
-		if i+2 >= len(level) {
-			return "", fmt.Errorf("topic level %q: %% at byte %d is not followed by two hex digits", level, i)
-		}
-		hi, ok1 := unhex(level[i+1])
-		lo, ok2 := unhex(level[i+2])
-		if !ok1 || !ok2 {
-			return "", fmt.Errorf("topic level %q: %% at byte %d is not followed by two hex digits", level, i)
-		}
-		b = append(b, hi<<4|lo)
-		i += 2
-	}
-	return string(b), nil
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
+	return v, nil
 }
 
 // ValidTopicName reports whether the broker accepts topic in a PUBLISH: not

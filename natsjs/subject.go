@@ -2,6 +2,7 @@ package natsjs
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -68,39 +69,11 @@ func UnescapeToken(token string) (string, error) {
 	if token == EmptyToken {
 		return "", nil
 	}
-	if !strings.Contains(token, "%") {
-		return token, nil
+	v, err := url.PathUnescape(token)
+	if err != nil {
+		return "", fmt.Errorf("subject token %q: %w", token, err)
 	}
-	b := make([]byte, 0, len(token))
-	for i := 0; i < len(token); i++ {
-		if token[i] != '%' {
-			b = append(b, token[i])
-			continue
-		}
-		hi, ok1 := unhex(token, i+1)
-		lo, ok2 := unhex(token, i+2)
-		if !ok1 || !ok2 {
-			return "", fmt.Errorf("subject token %q: %% at byte %d is not followed by two hex digits", token, i)
-		}
-		b = append(b, hi<<4|lo)
-		i += 2
-	}
-	return string(b), nil
-}
-
-func unhex(s string, i int) (byte, bool) {
-	if i >= len(s) {
-		return 0, false
-	}
-	switch c := s[i]; {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
+	return v, nil
 }
 
 // Subject joins values into a subject, each escaped to one token.
