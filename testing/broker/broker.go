@@ -12,7 +12,6 @@
 package broker
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -20,16 +19,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
-)
-
-const (
-	readyTimeout = 10 * time.Second
-	stopTimeout  = 10 * time.Second
-	pollInterval = 10 * time.Millisecond
 )
 
 // NoLossConfig is the part of the configuration edged's guarantee of no lost
@@ -62,17 +53,11 @@ func WithConfig(lines ...string) Option {
 	return func(s *settings) { s.extra = append(s.extra, lines...) }
 }
 
-// Mosquitto is a running (or stopped) broker process owned by one test.
+// Mosquitto is a running (or stopped) broker process owned by one test. Stop
+// saves its persistence file; Kill loses what changed since the last autosave.
 type Mosquitto struct {
-	t    testing.TB
-	bin  string
-	dir  string // persistence directory; the config and log live there too
-	port int
-
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
-	log  *SyncBuffer
+	*Process
+	dir string // persistence directory; the config and log live there too
 }
 
 // Start runs mosquitto on a free loopback port and waits until it accepts
@@ -84,29 +69,23 @@ func Start(t testing.TB, opts ...Option) *Mosquitto {
 	for _, o := range opts {
 		o(&s)
 	}
-	bin := findMosquitto(t)
-	m := &Mosquitto{t: t, bin: bin, dir: t.TempDir(), log: &SyncBuffer{}}
-	t.Cleanup(func() {
-		m.Stop()
-		if t.Failed() {
-			t.Logf("mosquitto log (port %d):\n%s", m.port, m.log.String())
-		}
+	m := &Mosquitto{dir: t.TempDir()}
+	m.Process = StartProcess(t, Spec{
+		Name: "mosquitto",
+		Bin:  findMosquitto(t),
+		Args: func(port int) ([]string, error) {
+			conf := filepath.Join(m.dir, "mosquitto.conf")
+			return []string{"-c", conf}, writeConfig(conf, m.dir, port, s.extra)
+		},
+		Ready: func(port int) error {
+			conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+			if err == nil {
+				conn.Close()
+			}
+			return err
+		},
 	})
-	// Another process may grab the free port between picking and binding it.
-	var err error
-	for range 3 {
-		if m.port, err = freePort(); err != nil {
-			break
-		}
-		if err = m.writeConfig(s.extra); err != nil {
-			break
-		}
-		if err = m.start(); err == nil {
-			return m
-		}
-	}
-	t.Fatalf("starting mosquitto: %v\n%s", err, m.log.String())
-	return nil
+	return m
 }
 
 func findMosquitto(t testing.TB) string {
@@ -123,22 +102,11 @@ func findMosquitto(t testing.TB) string {
 	return ""
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (m *Mosquitto) confPath() string { return filepath.Join(m.dir, "mosquitto.conf") }
-
-func (m *Mosquitto) writeConfig(extra []string) error {
+func writeConfig(path, dir string, port int, extra []string) error {
 	lines := []string{
-		fmt.Sprintf("listener %d 127.0.0.1", m.port),
+		fmt.Sprintf("listener %d 127.0.0.1", port),
 		"allow_anonymous true",
-		"persistence_location " + m.dir + "/",
+		"persistence_location " + dir + "/",
 		"log_dest stderr",
 	}
 	if os.Geteuid() == 0 {
@@ -148,102 +116,11 @@ func (m *Mosquitto) writeConfig(extra []string) error {
 	}
 	lines = append(lines, NoLossConfig...)
 	lines = append(lines, extra...)
-	return os.WriteFile(m.confPath(), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-}
-
-// start launches the process and waits for the port to accept connections.
-func (m *Mosquitto) start() error {
-	cmd := exec.Command(m.bin, "-c", m.confPath())
-	cmd.Stdout, cmd.Stderr = m.log, m.log
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("running %s: %w", m.bin, err)
-	}
-	done := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(done)
-	}()
-	m.mu.Lock()
-	m.cmd, m.done = cmd, done
-	m.mu.Unlock()
-
-	deadline := time.Now().Add(readyTimeout)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(m.port))
-	for {
-		select {
-		case <-done:
-			return fmt.Errorf("mosquitto on port %d exited at startup: %v", m.port, cmd.ProcessState)
-		default:
-		}
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			m.signal(syscall.SIGKILL)
-			return fmt.Errorf("mosquitto on port %d not accepting connections after %s: %w", m.port, readyTimeout, err)
-		}
-		select {
-		case <-done:
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
-// signal sends sig and waits for the process to exit (SIGKILL after
-// stopTimeout if it does not). It does nothing if the broker is not running.
-func (m *Mosquitto) signal(sig syscall.Signal) {
-	m.mu.Lock()
-	cmd, done := m.cmd, m.done
-	m.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	select {
-	case <-done:
-		return
-	default:
-	}
-	if err := cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		m.t.Errorf("signalling mosquitto on port %d: %v", m.port, err)
-	}
-	select {
-	case <-done:
-	case <-time.After(stopTimeout):
-		m.t.Errorf("mosquitto on port %d ignored %v for %s; killing it", m.port, sig, stopTimeout)
-		cmd.Process.Kill()
-		<-done
-	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
 // URL is the broker's address, "tcp://127.0.0.1:<port>".
-func (m *Mosquitto) URL() string { return fmt.Sprintf("tcp://127.0.0.1:%d", m.port) }
-
-// Port is the broker's TCP port; it stays the same across restarts.
-func (m *Mosquitto) Port() int { return m.port }
+func (m *Mosquitto) URL() string { return fmt.Sprintf("tcp://127.0.0.1:%d", m.Port()) }
 
 // Dir is the persistence directory.
 func (m *Mosquitto) Dir() string { return m.dir }
-
-// Log is what mosquitto has printed so far.
-func (m *Mosquitto) Log() string { return m.log.String() }
-
-// Stop shuts the broker down cleanly (SIGTERM), which saves its persistence
-// file, and waits for it to exit.
-func (m *Mosquitto) Stop() { m.signal(syscall.SIGTERM) }
-
-// Kill stops the broker with SIGKILL, as a crash or power cut would: state
-// changed since the last autosave is lost.
-func (m *Mosquitto) Kill() { m.signal(syscall.SIGKILL) }
-
-// Restart stops the broker if it is running and starts it again on the same
-// port with the same persistence directory, waiting until it accepts
-// connections.
-func (m *Mosquitto) Restart() {
-	m.t.Helper()
-	m.Stop()
-	if err := m.start(); err != nil {
-		m.t.Fatalf("restarting mosquitto: %v\n%s", err, m.log.String())
-	}
-}

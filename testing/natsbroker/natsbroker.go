@@ -10,12 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,23 +22,10 @@ import (
 	"github.com/edged/edged/testing/broker"
 )
 
-const (
-	readyTimeout = 10 * time.Second
-	stopTimeout  = 10 * time.Second
-	pollInterval = 10 * time.Millisecond
-)
-
 // Server is a running (or stopped) nats-server owned by one test.
 type Server struct {
-	t    testing.TB
-	bin  string
-	dir  string // JetStream store directory
-	port int
-
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
-	log  *broker.SyncBuffer
+	*broker.Process
+	t testing.TB
 }
 
 // Bin is the nats-server binary, or "" when it is not installed.
@@ -57,85 +41,33 @@ func Bin() string {
 	return ""
 }
 
-// Start runs nats-server -js on a free loopback port and waits until it accepts
-// connections. The test is skipped if nats-server is not installed. The server
-// is stopped when the test ends; its log is printed if the test failed.
+// Start runs nats-server -js on a free loopback port and waits until JetStream
+// answers. The test is skipped if nats-server is not installed. The server is
+// stopped when the test ends; its log is printed if the test failed. Restart
+// keeps the port and the JetStream store.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Bin()
 	if bin == "" {
 		t.Skip("nats-server is not installed (not in PATH nor /usr/sbin): install it with `apt-get install -y nats-server`")
 	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir(), log: &broker.SyncBuffer{}}
-	t.Cleanup(func() {
-		s.Stop()
-		if t.Failed() {
-			t.Logf("nats-server log (port %d):\n%s", s.port, s.log.String())
-		}
-	})
-	var err error
-	for range 3 { // another process may take the free port before the server binds it
-		if s.port, err = freePort(); err != nil {
-			break
-		}
-		if err = s.start(); err == nil {
-			return s
-		}
-	}
-	t.Fatalf("starting nats-server: %v\n%s", err, s.log.String())
-	return nil
+	dir := t.TempDir()
+	return &Server{t: t, Process: broker.StartProcess(t, broker.Spec{
+		Name: "nats-server",
+		Bin:  bin,
+		Args: func(port int) ([]string, error) {
+			return []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", dir}, nil
+		},
+		Ready: func(port int) error { return jetStreamReady(url(port)) },
+	})}
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (s *Server) start() error {
-	cmd := exec.Command(s.bin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-sd", s.dir)
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("running %s: %w", s.bin, err)
-	}
-	done := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(done)
-	}()
-	s.mu.Lock()
-	s.cmd, s.done = cmd, done
-	s.mu.Unlock()
-
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		select {
-		case <-done:
-			return fmt.Errorf("nats-server on port %d exited at startup: %v", s.port, cmd.ProcessState)
-		default:
-		}
-		err := s.jetStreamReady()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			s.signal(syscall.SIGKILL)
-			return fmt.Errorf("nats-server on port %d not serving JetStream after %s: %w", s.port, readyTimeout, err)
-		}
-		select {
-		case <-done:
-		case <-time.After(pollInterval):
-		}
-	}
-}
+func url(port int) string { return fmt.Sprintf("nats://127.0.0.1:%d", port) }
 
 // jetStreamReady answers whether the server takes connections and JetStream
 // requests (after a restart it recovers its streams first).
-func (s *Server) jetStreamReady() error {
-	nc, err := nats.Connect(s.URL(), nats.Timeout(time.Second), nats.NoReconnect())
+func jetStreamReady(addr string) error {
+	nc, err := nats.Connect(addr, nats.Timeout(time.Second), nats.NoReconnect())
 	if err != nil {
 		return err
 	}
@@ -150,48 +82,8 @@ func (s *Server) jetStreamReady() error {
 	return err
 }
 
-func (s *Server) signal(sig syscall.Signal) {
-	s.mu.Lock()
-	cmd, done := s.cmd, s.done
-	s.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	select {
-	case <-done:
-		return
-	default:
-	}
-	if err := cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		s.t.Errorf("signalling nats-server on port %d: %v", s.port, err)
-	}
-	select {
-	case <-done:
-	case <-time.After(stopTimeout):
-		s.t.Errorf("nats-server on port %d ignored %v for %s; killing it", s.port, sig, stopTimeout)
-		cmd.Process.Kill()
-		<-done
-	}
-}
-
 // URL is the server's address, "nats://127.0.0.1:<port>"; it stays the same across restarts.
-func (s *Server) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", s.port) }
-
-// Stop shuts the server down cleanly (SIGTERM) and waits for it to exit.
-func (s *Server) Stop() { s.signal(syscall.SIGTERM) }
-
-// Kill stops the server with SIGKILL, as a crash would.
-func (s *Server) Kill() { s.signal(syscall.SIGKILL) }
-
-// Restart stops the server if it runs and starts it again on the same port with
-// the same store, waiting until JetStream answers.
-func (s *Server) Restart() {
-	s.t.Helper()
-	s.Stop()
-	if err := s.start(); err != nil {
-		s.t.Fatalf("restarting nats-server: %v\n%s", err, s.log.String())
-	}
-}
+func (s *Server) URL() string { return url(s.Port()) }
 
 // Msg is a message read back from a stream.
 type Msg struct {
