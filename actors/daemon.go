@@ -36,6 +36,8 @@ type Daemon struct {
 	httpAddr string
 	upstream *upstreamLink
 	status   *statusSampler // nil without http.listen
+	reload   *reloadState
+	applyMu  sync.Mutex // one reload at a time, and none once stopping
 
 	stopTicks chan struct{}
 	ticksOff  sync.Once
@@ -49,6 +51,7 @@ type Daemon struct {
 func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemon, err error) {
 	// Not the named result: `return nil, err` would make the cleanup close a nil Daemon.
 	d := &Daemon{cfg: cfg, log: log, metrics: MetricsFor(cfg.Metrics), stopTicks: make(chan struct{})}
+	d.reload = newReloadState(d.metrics.Registry, len(cfg.Devices))
 	defer func() {
 		if err != nil {
 			d.close()
@@ -113,14 +116,8 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	var subs []mqtt.Subscription
-	persistent := false
-	for _, dev := range d.cfg.Devices {
-		for _, s := range dev.Streams {
-			subs = append(subs, mqtt.Subscription{Filter: s.Topic, QoS: s.QoS})
-			persistent = persistent || s.QoS > 0
-		}
-	}
+	subs := subscriptions(d.cfg.Devices)
+	persistent := persistentSession(d.cfg.Devices)
 	maxPayload := d.cfg.Limits.MaxPayload
 	return mqtt.Connect(ctx, mqtt.Options{
 		URL: url, ClientID: d.cfg.Broker.ClientID, Username: d.cfg.Broker.Username, Password: d.cfg.Broker.Password,
@@ -176,6 +173,8 @@ func (d *Daemon) Stop(timeout time.Duration) error {
 
 func (d *Daemon) stop(timeout time.Duration) error {
 	deadline := time.After(timeout)
+	d.applyMu.Lock() // a reload in progress ends first; later ones see closing
+	defer d.applyMu.Unlock()
 	d.topo.router.closing.Store(true)
 	d.stopTicking()
 	err := d.waitAll(d.topo.flushAll(), deadline, "every device committed")
@@ -203,6 +202,8 @@ func (d *Daemon) logUnacknowledged() {
 	for _, f := range d.topo.env.commitFailures.list() {
 		failing[f.device] = f.err
 	}
+	d.topo.mu.RLock()
+	defer d.topo.mu.RUnlock()
 	for _, dev := range d.topo.router.devices {
 		id := dev.plan.device.ID
 		n := dev.inflight.Load()

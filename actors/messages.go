@@ -114,9 +114,18 @@ type Published struct{ Seqs []uint64 }
 
 // publishDone is a publish that the broker acknowledged or refused.
 type publishDone struct {
-	replyTo *actor.PID
-	entry   outboxEntry
-	err     error
+	queue string
+	entry outboxEntry
+	err   error
+}
+
+// detachQueue makes the sink hold the confirmations of a queue until a new owner
+// sends it an Enqueued: the queue's device is being replaced by a live reload, and
+// a confirmation sent to the stopping committer would be lost. Done is closed once
+// the sink has sent every earlier confirmation.
+type detachQueue struct {
+	queue string
+	done  chan struct{}
 }
 
 // Delivered reports outbox entries the upstream side is done with.

@@ -129,6 +129,11 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	for i, w := range p.plan.windows {
 		byName[w.cfg.Name] = i
 	}
+	for name, saved := range st.WindowDefs {
+		if wi, ok := byName[name]; ok && string(saved) != string(p.plan.windows[wi].def) {
+			p.discardWindow(name, saved, p.plan.windows[wi].def)
+		}
+	}
 	for i := range st.Keys {
 		ks := &st.Keys[i]
 		wi, ok := byName[ks.Window]
@@ -137,9 +142,7 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 			continue
 		}
 		if saved := st.WindowDefs[ks.Window]; saved != nil && string(saved) != string(p.plan.windows[wi].def) {
-			p.log.Warn("window definition changed since its state was saved; starting it empty",
-				"window", ks.Window, "saved", string(saved), "now", string(p.plan.windows[wi].def))
-			continue
+			continue // deleted above
 		}
 		k := p.spawnKey(ctx, keyID{wi, ks.Key}, ks)
 		for _, in := range ks.Valve {
@@ -164,10 +167,26 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	}
 }
 
+// discardWindow deletes the saved state of a window whose definition changed since
+// it was saved: it starts empty, and its old windows must not come back at a later
+// start under the new definition.
+func (p *pipeline) discardWindow(name string, saved, now []byte) {
+	n, err := p.env.store.DeleteWindowState(p.plan.device.ID, name)
+	if err != nil {
+		// Without the delete the old windows would be restored into the new
+		// definition at the next start; stop the device loudly instead.
+		panic(fmt.Errorf("deleting the saved state of window %s of device %s: %w", name, p.plan.device.ID, err))
+	}
+	p.log.Warn("window definition changed since its state was saved; its saved state is deleted and it starts empty",
+		"window", name, "saved", string(saved), "now", string(now), "keys_deleted", n)
+}
+
 // resendResults hands the sink the results that were committed but not confirmed
 // published before the last stop.
 func (p *pipeline) resendResults(ctx actor.Context) {
 	q := resultsQueue(p.plan.device.ID)
+	// First, say who takes the confirmations now, even with nothing to resend.
+	ctx.Send(p.env.sink, &Enqueued{Queue: q, ReplyTo: p.committer})
 	var after uint64
 	for {
 		entries, err := p.env.store.Peek(q, after, 512)

@@ -21,6 +21,9 @@ type router struct {
 	longTopic func(topic string, at int64) // counts and logs a message dropped for its topic's length
 	blocked   func() bool                  // intake is blocked: shed QoS 0
 	closing   atomic.Bool
+	// gate is held by route for each message, and by a live reload while it
+	// replaces devices: a channel, not a mutex, so a reload can give up waiting.
+	gate chan struct{}
 }
 
 type routedDevice struct {
@@ -44,6 +47,8 @@ const spawnTimeout = 5 * time.Second
 // route delivers one message; ackFn acknowledges it to the broker once every device
 // that took it made its effect durable.
 func (r *router) route(m *Inbound, ackFn func()) {
+	r.gate <- struct{}{}
+	defer func() { <-r.gate }()
 	if r.closing.Load() {
 		// Shutting down: leave the message unacknowledged so the broker redelivers it.
 		return

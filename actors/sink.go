@@ -29,15 +29,14 @@ const maxSinkQueued = 10_000
 
 // queuedPublish is a committed entry waiting for room among the in-flight publishes.
 type queuedPublish struct {
-	replyTo *actor.PID
-	entry   outboxEntry
+	queue string
+	entry outboxEntry
 }
 
 // behind is an outbox whose newest entries the sink left on disk: every committed
 // entry after seq after is still to be read back.
 type behind struct {
-	replyTo *actor.PID
-	after   uint64
+	after uint64
 }
 
 // sink publishes committed results from the result outboxes and reports each one
@@ -51,9 +50,17 @@ type sink struct {
 	queued    []queuedPublish // waiting for inflight to drop below maxSinkInflight
 	behind    map[string]*behind
 	drains    []chan struct{} // closed when nothing is in flight or queued (shutdown)
+	// Confirmations go to the committer that last sent a queue's entries, so a
+	// device's pipeline can be replaced (live reload, a restart after a failure)
+	// while its results are in flight; while a queue has no owner they are held.
+	owners   map[string]*actor.PID
+	held     map[string][]uint64
+	accepted map[string]uint64 // the highest seq taken from each queue
 }
 
-func newSink(e *env, pub Publisher) *sink { return &sink{env: e, pub: pub} }
+func newSink(e *env, pub Publisher) *sink {
+	return &sink{env: e, pub: pub, owners: map[string]*actor.PID{}, held: map[string][]uint64{}, accepted: map[string]uint64{}}
+}
 
 func (s *sink) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
@@ -62,6 +69,9 @@ func (s *sink) Receive(ctx actor.Context) {
 	case *DrainSink:
 		s.drains = append(s.drains, m.Done)
 		s.maybeDrained()
+	case *detachQueue:
+		s.owners[m.queue] = nil
+		close(m.done)
 	case *publishDone:
 		s.inflight--
 		defer s.maybeDrained() // after Published is on its way to the committer
@@ -71,7 +81,7 @@ func (s *sink) Receive(ctx actor.Context) {
 			// cannot succeed: it is dropped from the outbox, counted and logged.
 			s.env.metrics.PublishRefused.WithLabelValues("local").Inc()
 			s.env.log.Error("dropping a result whose topic the broker would refuse", "err", m.err)
-			ctx.Send(m.replyTo, &Published{Seqs: []uint64{m.entry.Seq}})
+			s.confirm(ctx, m.queue, m.entry.Seq)
 			return
 		}
 		if m.err != nil {
@@ -83,7 +93,7 @@ func (s *sink) Receive(ctx actor.Context) {
 			return
 		}
 		s.env.metrics.Published.Inc()
-		ctx.Send(m.replyTo, &Published{Seqs: []uint64{m.entry.Seq}})
+		s.confirm(ctx, m.queue, m.entry.Seq)
 	case *Tick:
 		if len(s.failed) == 0 || m.Now < s.nextRetry {
 			return
@@ -92,7 +102,7 @@ func (s *sink) Receive(ctx actor.Context) {
 		retry := s.failed
 		s.failed = nil
 		for _, f := range retry {
-			s.publish(ctx, f.replyTo, f.entry)
+			s.publish(ctx, f.queue, f.entry)
 		}
 	}
 }
@@ -100,19 +110,46 @@ func (s *sink) Receive(ctx actor.Context) {
 // onEnqueued publishes newly committed entries, or queues them, or, once the queue
 // is full, leaves them in the outbox to be read back later.
 func (s *sink) onEnqueued(ctx actor.Context, m *Enqueued) {
+	if m.ReplyTo != nil && !m.ReplyTo.Equal(s.owners[m.Queue]) {
+		s.owners[m.Queue] = m.ReplyTo
+		if seqs := s.held[m.Queue]; len(seqs) > 0 {
+			ctx.Send(m.ReplyTo, &Published{Seqs: seqs})
+			delete(s.held, m.Queue)
+		}
+	}
+	// A new pipeline hands over its outbox again; what the sink took before is
+	// published, or in its hands, and confirmed to the queue's owner.
+	entries := m.Entries
+	for len(entries) > 0 && entries[0].Seq <= s.accepted[m.Queue] {
+		entries = entries[1:]
+	}
+	if len(entries) == 0 {
+		return
+	}
+	s.accepted[m.Queue] = entries[len(entries)-1].Seq
 	if b := s.behind[m.Queue]; b != nil {
 		return // they are on disk after b.after
 	}
-	for _, e := range m.Entries {
+	for _, e := range entries {
 		if len(s.queued) >= maxSinkQueued {
 			if s.behind == nil {
 				s.behind = map[string]*behind{}
 			}
-			s.behind[m.Queue] = &behind{replyTo: m.ReplyTo, after: e.Seq - 1}
+			s.behind[m.Queue] = &behind{after: e.Seq - 1}
 			return
 		}
-		s.publish(ctx, m.ReplyTo, e)
+		s.publish(ctx, m.Queue, e)
 	}
+}
+
+// confirm tells a queue's owner that an entry is done with, or holds it until the
+// queue has an owner again.
+func (s *sink) confirm(ctx actor.Context, queue string, seq uint64) {
+	if owner := s.owners[queue]; owner != nil {
+		ctx.Send(owner, &Published{Seqs: []uint64{seq}})
+		return
+	}
+	s.held[queue] = append(s.held[queue], seq)
 }
 
 // publishQueued publishes waiting entries while there is room, reading back entries
@@ -120,7 +157,7 @@ func (s *sink) onEnqueued(ctx actor.Context, m *Enqueued) {
 func (s *sink) publishQueued(ctx actor.Context) {
 	n := 0
 	for n < len(s.queued) && s.inflight < maxSinkInflight {
-		s.publish(ctx, s.queued[n].replyTo, s.queued[n].entry)
+		s.publish(ctx, s.queued[n].queue, s.queued[n].entry)
 		n++
 	}
 	s.queued = s.queued[n:]
@@ -151,7 +188,7 @@ func (s *sink) readBack(ctx actor.Context, queue string, b *behind) {
 			s.env.log.Error("skipping a malformed outbox entry", "queue", queue, "err", err)
 			continue
 		}
-		s.publish(ctx, b.replyTo, oe)
+		s.publish(ctx, queue, oe)
 	}
 	if len(entries) < batch {
 		delete(s.behind, queue)
@@ -168,14 +205,14 @@ func (s *sink) maybeDrained() {
 	s.drains = nil
 }
 
-func (s *sink) publish(ctx actor.Context, replyTo *actor.PID, e outboxEntry) {
+func (s *sink) publish(ctx actor.Context, queue string, e outboxEntry) {
 	if s.inflight >= maxSinkInflight {
-		s.queued = append(s.queued, queuedPublish{replyTo: replyTo, entry: e})
+		s.queued = append(s.queued, queuedPublish{queue: queue, entry: e})
 		return
 	}
 	s.inflight++
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	s.pub.Publish(e.Topic, e.QoS, e.Payload, func(err error) {
-		root.Send(self, &publishDone{replyTo: replyTo, entry: e, err: err})
+		root.Send(self, &publishDone{queue: queue, entry: e, err: err})
 	})
 }

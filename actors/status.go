@@ -23,6 +23,7 @@ type Status struct {
 	Upstream     *UpstreamStatus `json:"upstream,omitempty"`
 	Commits      CommitStatus    `json:"commits"`
 	Lag          LagHistory      `json:"lag_history"`
+	Config       *ConfigStatus   `json:"config,omitempty"`
 }
 
 // StreamStatus is one concrete topic of one device.
@@ -89,10 +90,11 @@ type statusSampler struct {
 	upstream  bool
 	connected func() bool
 
-	mu   sync.Mutex
-	prev *sample
-	ring lagRing
-	last *Status
+	mu     sync.Mutex
+	prev   *sample
+	ring   lagRing
+	last   *Status
+	config func() *ConfigStatus // nil: no config block (tests)
 }
 
 // sample holds the cumulative counters of one Gather.
@@ -135,6 +137,9 @@ func (s *statusSampler) snapshot(topN int) *Status {
 	}
 	st := *s.last
 	st.Lag = s.ring.history(topN)
+	if s.config != nil {
+		st.Config = s.config()
+	}
 	return &st
 }
 

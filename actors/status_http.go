@@ -18,7 +18,9 @@ const (
 
 func (d *Daemon) newStatusSampler() *statusSampler {
 	connected := func() bool { return d.upstream != nil && d.upstream.connected() }
-	return newStatusSampler(d.metrics, d.cfg.Limits.MaxKeysPerWindow, d.upstream != nil, connected, statusEvery, statusSpan)
+	s := newStatusSampler(d.metrics, d.cfg.Limits.MaxKeysPerWindow, d.upstream != nil, connected, statusEvery, statusSpan)
+	s.config = d.reload.snapshot
+	return s
 }
 
 // statusLoop samples the registry until the daemon stops; the first sample is

@@ -15,9 +15,12 @@ import (
 // topology is the actor graph shared by `run` and `replay`; they differ only in the
 // dispatcher, the publisher behind the sink and what receives late records.
 type topology struct {
-	system    *actor.ActorSystem
-	env       *env
-	router    *router
+	system *actor.ActorSystem
+	env    *env
+	router *router
+	// mu guards pipelines and router.devices for everyone but the router itself
+	// (see router.gate): a live reload replaces both slices.
+	mu        sync.RWMutex
 	pipelines []*actor.PID
 	unmatched burstLog
 	longTopic burstLog
@@ -49,7 +52,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	if late != nil {
 		e.late = late(e)
 	}
-	t.router = &router{root: system.Root, blocked: e.blocked, unmatched: func(topic string, at int64) {
+	t.router = &router{root: system.Root, blocked: e.blocked, gate: make(chan struct{}, 1), unmatched: func(topic string, at int64) {
 		m.Unmatched.Inc()
 		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
 	}, longTopic: func(topic string, at int64) {
@@ -57,27 +60,39 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		t.longTopic.log(log, at, "dropping a message whose topic is too long", "bytes", len(topic), "max", maxTopicBytes, "topic_start", topic[:64])
 	}}
 	for _, p := range plans {
-		inflight, direct := newInflight(), &sync.Map{}
-		dev := p.device.ID
-		props := e.props(func() actor.Actor { return newPipeline(e, p, inflight, direct) },
-			actor.WithSupervisor(newSupervisor(log, dev)))
-		pid, err := system.Root.SpawnNamed(props, "device:"+dev)
+		pid, dev, err := t.spawnDevice(p, cfg.Limits)
 		if err != nil {
-			return nil, fmt.Errorf("starting device %s: %w", dev, err)
+			return nil, err
 		}
 		t.pipelines = append(t.pipelines, pid)
-		overload := m.Overload.WithLabelValues(dev)
-		t.router.devices = append(t.router.devices, routedDevice{
-			plan: p, pid: pid, inflight: inflight, sources: direct,
-			maxInflight: int64(cfg.Limits.MaxInflight), overload: overload.Inc,
-		})
+		t.router.devices = append(t.router.devices, dev)
 	}
 	return t, nil
+}
+
+// spawnDevice starts the pipeline of one device; it restores the device's state
+// before it takes a message.
+func (t *topology) spawnDevice(p *plan, limits configs.Limits) (*actor.PID, routedDevice, error) {
+	e := t.env
+	inflight, direct := newInflight(), &sync.Map{}
+	dev := p.device.ID
+	props := e.props(func() actor.Actor { return newPipeline(e, p, inflight, direct) },
+		actor.WithSupervisor(newSupervisor(e.log, dev)))
+	pid, err := t.system.Root.SpawnNamed(props, "device:"+dev)
+	if err != nil {
+		return nil, routedDevice{}, fmt.Errorf("starting device %s: %w", dev, err)
+	}
+	return pid, routedDevice{
+		plan: p, pid: pid, inflight: inflight, sources: direct,
+		maxInflight: int64(limits.MaxInflight), overload: e.metrics.Overload.WithLabelValues(dev).Inc,
+	}, nil
 }
 
 // stoppedDevice names a device whose pipeline is no longer running (its supervisor
 // gave up restarting it), or "".
 func (t *topology) stoppedDevice() string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	for i, p := range t.pipelines {
 		if _, ok := t.system.ProcessRegistry.GetLocal(p.Id); !ok {
 			return t.router.devices[i].plan.device.ID
@@ -89,6 +104,8 @@ func (t *topology) stoppedDevice() string {
 // tick sends processing time to every pipeline and the sink.
 func (t *topology) tick(now int64) {
 	tk := &Tick{Now: now}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	for _, p := range t.pipelines {
 		t.system.Root.Send(p, tk)
 	}
@@ -102,6 +119,8 @@ func (t *topology) tick(now int64) {
 // each commit is done.
 func (t *topology) flushAll() []chan struct{} {
 	var dones []chan struct{}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	for _, p := range t.pipelines {
 		d := make(chan struct{})
 		t.system.Root.Send(p, &FlushNow{Done: d})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,6 +75,8 @@ type Client struct {
 	timeout time.Duration
 	store   *ackStore
 	pubMu   sync.Mutex // one publish at a time, so store knows whose packet it stores
+	subsMu  sync.Mutex
+	subs    []Subscription // what every (re)connection subscribes to; see SetSubscriptions
 
 	subscribed chan error // result of the first subscription
 	firstSub   sync.Once
@@ -95,6 +98,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	c := &Client{
 		o: o, url: RedactURL(u.String()), log: o.Logger, timeout: o.ConnectTimeout,
 		subscribed: make(chan error, 1), closed: make(chan struct{}), store: newAckStore(),
+		subs: slices.Clone(o.Subscriptions),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -214,7 +218,7 @@ func (c *Client) onConnect() {
 	c.lastErr.Store(nil)
 	c.failing.Store(false)
 	c.log.Info("mqtt connected")
-	if len(c.o.Subscriptions) > 0 {
+	if len(c.subscriptions()) > 0 {
 		for {
 			err := c.subscribe()
 			first := false
@@ -243,9 +247,14 @@ func (c *Client) onConnect() {
 
 // subscribe sends one SUBSCRIBE for every filter and checks the SUBACK.
 func (c *Client) subscribe() error {
-	filters := make(map[string]byte, len(c.o.Subscriptions))
-	for _, s := range c.o.Subscriptions {
-		filters[s.Filter] = s.QoS
+	return c.subscribeTo(c.subscriptions())
+}
+
+// subscribeTo sends one SUBSCRIBE for subs and checks the SUBACK.
+func (c *Client) subscribeTo(subs []Subscription) error {
+	filters := make(map[string]byte, len(subs))
+	for _, s := range subs {
+		filters[s.Filter] = max(filters[s.Filter], s.QoS)
 	}
 	tok := c.pc.SubscribeMultiple(filters, nil)
 	if !tok.WaitTimeout(c.timeout) {
@@ -256,7 +265,7 @@ func (c *Client) subscribe() error {
 	}
 	granted := tok.(*paho.SubscribeToken).Result()
 	var refused []string
-	for _, s := range c.o.Subscriptions {
+	for _, s := range subs {
 		if q, ok := granted[s.Filter]; !ok || q == 0x80 {
 			refused = append(refused, fmt.Sprintf("%q", s.Filter))
 		} else if q < s.QoS {

@@ -36,13 +36,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if *data != "" {
 		cfg.DataDir = *data
 	}
-	return serve(cfg, *path, *reset, stderr)
+	return serve(cfg, *path, *data, *reset, stderr)
 }
 
-// serve runs the daemon until SIGINT or SIGTERM. SIGHUP re-validates the config file:
-// the daemon keeps running on its current config either way and says whether the file
-// on disk is good to restart with.
-func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error {
+// serve runs the daemon until SIGINT or SIGTERM. SIGHUP and changes to the device
+// files reload the config: a valid one is applied live, an invalid one or one that
+// needs a restart is refused and the daemon keeps its current config.
+func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io.Writer) error {
 	log := newLogger(cfg.Log, stderr)
 	if reset {
 		if err := resetState(cfg, log); err != nil {
@@ -71,6 +71,11 @@ func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	rl := &reloader{d: d, path: path, dataOverride: dataOverride}
+	var changed <-chan struct{}
+	if path != "" {
+		changed = watchDevices(ctx, cfg.DevicesDir, log)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -78,14 +83,11 @@ func serve(cfg *configs.Daemon, path string, reset bool, stderr io.Writer) error
 			_ = sdNotify("STOPPING=1")
 			return d.Stop(shutdownTimeout)
 		case <-hup:
-			if path == "" {
-				continue
+			if path != "" {
+				rl.reload(ctx)
 			}
-			if _, err := configs.Load(path); err != nil {
-				log.Error("config on disk is invalid; keeping the running config", "file", path, "err", err)
-			} else {
-				log.Info("config on disk is valid; restart edged to apply it", "file", path)
-			}
+		case <-changed:
+			rl.reload(ctx)
 		}
 	}
 }

@@ -1,0 +1,293 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/mqtt"
+)
+
+// ErrNeedsRestart marks a new config that edged cannot apply while running.
+var ErrNeedsRestart = errors.New("needs a restart of edged")
+
+// Reload applies a new daemon config (the daemon file and its device files). A
+// change to the daemon file itself cannot be applied live: the reload is refused
+// whole with ErrNeedsRestart naming the settings, and the running config stays.
+func (d *Daemon) Reload(ctx context.Context, cfg *configs.Daemon) (*configs.DeviceDiff, error) {
+	d.applyMu.Lock()
+	defer d.applyMu.Unlock()
+	if names := configs.RestartNeeded(d.cfg, cfg); len(names) > 0 {
+		err := fmt.Errorf("%s changed in %s: %w; the running config stays", names, cfg.Path, ErrNeedsRestart)
+		d.reload.record(d.log, nil, err, names, reloadTimes{})
+		return nil, err
+	}
+	return d.applyLocked(ctx, cfg.Devices)
+}
+
+// Refuse records a config that could not be loaded (a YAML or validation error):
+// it is logged, counted and shown on /status, and the running config stays.
+func (d *Daemon) Refuse(err error) {
+	d.applyMu.Lock()
+	defer d.applyMu.Unlock()
+	d.reload.record(d.log, nil, err, nil, reloadTimes{})
+}
+
+// Apply makes devices the running set of device configs without a restart. They
+// need not come from disk (a fleet config store can hand them over) but must be
+// complete: ParseDevice or Load applied their defaults. Unchanged devices are not
+// touched. A removed or changed device stops taking messages, commits and
+// acknowledges what it took, and its pipeline stops; changed and added devices then
+// start from their saved state, like after a restart, except that windows whose
+// definition changed (configs.DeviceChange.Discard) lose their saved state first.
+// A removed device's state stays in the store and is resumed if it comes back.
+// Intake pauses for all devices while the pipelines swap. An error leaves the
+// running config as it was; ctx bounds the wait for in-flight messages.
+func (d *Daemon) Apply(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
+	d.applyMu.Lock()
+	defer d.applyMu.Unlock()
+	return d.applyLocked(ctx, devices)
+}
+
+func (d *Daemon) applyLocked(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
+	start := time.Now()
+	diff, paused, err := d.swap(ctx, devices)
+	var restart []string
+	if errors.Is(err, ErrNeedsRestart) {
+		restart = []string{"broker session"}
+	}
+	d.reload.record(d.log, diff, err, restart, reloadTimes{took: time.Since(start), paused: paused})
+	return diff, err
+}
+
+// swap checks devices, then replaces the pipelines of the devices that changed. It
+// returns how long intake was paused.
+func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *configs.DeviceDiff, paused time.Duration, err error) {
+	t := d.topo
+	if t.router.closing.Load() {
+		return nil, 0, errors.New("edged is stopping")
+	}
+	next := *d.cfg
+	next.Devices = devices
+	if err := next.Validate(); err != nil {
+		return nil, 0, err
+	}
+	if persistentSession(d.cfg.Devices) != persistentSession(devices) {
+		return nil, 0, fmt.Errorf("the broker session is persistent only while some stream has qos 1; "+
+			"adding the first or removing the last such stream %w", ErrNeedsRestart)
+	}
+	diff := configs.DiffDevices(d.cfg.Devices, devices)
+	plans := map[string]*plan{}
+	for _, dev := range devices {
+		if !slices.Contains(diff.Unchanged, dev.ID) {
+			p, err := compile(dev, d.cfg.Limits.MaxKeyBytes)
+			if err != nil {
+				return nil, 0, err
+			}
+			plans[dev.ID] = p
+		}
+	}
+	if diff.Empty() {
+		d.cfg = &next // file names may have changed
+		return diff, 0, nil
+	}
+
+	select {
+	case t.router.gate <- struct{}{}:
+	case <-ctx.Done():
+		return nil, 0, fmt.Errorf("waiting for intake to pause: %w", ctx.Err())
+	}
+	pausedAt := time.Now()
+	running := map[string]routedDevice{}
+	t.mu.RLock()
+	for _, rd := range t.router.devices {
+		running[rd.plan.device.ID] = rd
+	}
+	t.mu.RUnlock()
+	leaving := slices.Concat(diff.Removed, diff.Changed)
+	if err := d.drainDevices(ctx, running, leaving); err != nil {
+		<-t.router.gate
+		return nil, 0, err
+	}
+	// From here on the old pipelines are gone; what follows only fails on a
+	// broken store or actor system, and then the old pipelines come back.
+	for _, id := range leaving {
+		_ = t.system.Root.StopFuture(running[id].pid).Wait()
+	}
+	if err := d.discardState(diff); err != nil {
+		d.restart(running, leaving)
+		<-t.router.gate
+		return nil, 0, err
+	}
+	started := map[string]routedDevice{}
+	for _, dev := range devices {
+		if p := plans[dev.ID]; p != nil {
+			pid, rd, err := t.spawnDevice(p, d.cfg.Limits)
+			if err != nil {
+				for _, s := range started {
+					_ = t.system.Root.StopFuture(s.pid).Wait()
+				}
+				d.restart(running, leaving)
+				<-t.router.gate
+				return nil, 0, err
+			}
+			rd.pid = pid
+			started[dev.ID] = rd
+		}
+	}
+	var pids []*actor.PID
+	var routed []routedDevice
+	for _, dev := range devices {
+		rd, ok := started[dev.ID]
+		if !ok {
+			rd = running[dev.ID]
+		}
+		pids = append(pids, rd.pid)
+		routed = append(routed, rd)
+	}
+	t.mu.Lock()
+	t.pipelines, t.router.devices = pids, routed
+	t.mu.Unlock()
+	d.cfg = &next
+	<-t.router.gate
+	paused = time.Since(pausedAt)
+
+	d.forgetSeries(diff)
+	if d.client != nil {
+		// After the swap: a message on a new filter must find its device. One on a
+		// removed filter until the broker confirms is unmatched, as the device is gone.
+		if err := d.client.SetSubscriptions(subscriptions(devices)); err != nil {
+			d.log.Error("changing the broker subscriptions failed; the next reconnection subscribes as configured", "err", err)
+		}
+	}
+	return diff, paused, nil
+}
+
+// drainDevices commits and acknowledges every message the devices took. Intake is
+// paused, so they take no more; a message routed just before may still be on its
+// way to a source, hence the loop.
+func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevice, ids []string) error {
+	t := d.topo
+	poll := time.NewTicker(tickEvery)
+	defer poll.Stop()
+	for _, id := range ids {
+		rd := running[id]
+		for {
+			if err := d.flushDevice(ctx, rd.pid); err != nil {
+				return fmt.Errorf("device %s: committing what it took: %w", id, err)
+			}
+			if rd.inflight.Load() == 0 {
+				break
+			}
+			select {
+			case <-poll.C:
+			case <-ctx.Done():
+				return fmt.Errorf("device %s still has %d messages not committed: %w", id, rd.inflight.Load(), ctx.Err())
+			}
+		}
+	}
+	// Results of those commits may still be on their way to the broker: the sink
+	// holds their confirmations until the new pipeline takes the queue, and the
+	// confirmations it sent before are committed by a last flush.
+	for _, id := range ids {
+		done := make(chan struct{})
+		t.system.Root.Send(t.env.sink, &detachQueue{queue: resultsQueue(id), done: done})
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := d.flushDevice(ctx, running[id].pid); err != nil {
+			return fmt.Errorf("device %s: committing its published results: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (d *Daemon) flushDevice(ctx context.Context, pid *actor.PID) error {
+	done := make(chan struct{})
+	d.topo.system.Root.Send(pid, &FlushNow{Done: done})
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// discardState deletes the saved state of the windows that start fresh.
+func (d *Daemon) discardState(diff *configs.DeviceDiff) error {
+	for _, id := range diff.Changed {
+		for _, w := range diff.Devices[id].Discard {
+			n, err := d.store.DeleteWindowState(id, w)
+			if err != nil {
+				return err
+			}
+			d.log.Warn("window definition changed or removed; its saved state is deleted and it starts empty",
+				"device", id, "window", w, "keys_deleted", n)
+		}
+	}
+	return nil
+}
+
+// restart brings back the stopped pipelines of the running config after a failed
+// swap; they restore from the store as after a crash.
+func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
+	t := d.topo
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range ids {
+		pid, rd, err := t.spawnDevice(running[id].plan, d.cfg.Limits)
+		if err != nil {
+			d.log.Error("restarting a device after a failed reload", "device", id, "err", err)
+			continue
+		}
+		for i := range t.router.devices {
+			if t.router.devices[i].plan.device.ID == id {
+				t.router.devices[i], t.pipelines[i] = rd, pid
+			}
+		}
+	}
+}
+
+// forgetSeries drops the metric series of removed devices and windows, so /status
+// and /metrics stop showing them.
+func (d *Daemon) forgetSeries(diff *configs.DeviceDiff) {
+	for _, id := range diff.Removed {
+		d.metrics.forget(map[string]string{"device": id})
+	}
+	for _, id := range diff.Changed {
+		for _, w := range diff.Devices[id].Windows.Removed {
+			d.metrics.forget(map[string]string{"device": id, "window": w})
+		}
+	}
+}
+
+// subscriptions is what the broker client subscribes to for devices.
+func subscriptions(devices []*configs.Device) []mqtt.Subscription {
+	var subs []mqtt.Subscription
+	for _, dev := range devices {
+		for _, s := range dev.Streams {
+			subs = append(subs, mqtt.Subscription{Filter: s.Topic, QoS: s.QoS})
+		}
+	}
+	return subs
+}
+
+// persistentSession is whether the broker keeps edged's session: it does once a
+// stream asks for QoS 1, so unacknowledged messages survive a crash of edged.
+func persistentSession(devices []*configs.Device) bool {
+	for _, dev := range devices {
+		for _, s := range dev.Streams {
+			if s.QoS > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
