@@ -26,6 +26,9 @@ type ConfigStatus struct {
 	NeedsRestart []string `json:"needs_restart,omitempty"`
 	LastTookMS   int64    `json:"last_took_ms,omitempty"`   // the latest applied reload
 	LastPausedMS int64    `json:"last_paused_ms,omitempty"` // of which intake was paused
+
+	// Fleet is, with fleet.kv, the bucket revision running (actors/fleet.go).
+	Fleet *FleetStatus `json:"fleet,omitempty"`
 }
 
 // reloadTimes is how long a reload took and how long of it intake was paused.
