@@ -14,6 +14,7 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/natsjs"
 	"github.com/edged/edged/persist"
 )
 
@@ -49,6 +50,7 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 			return err
 		}
 	}
+	fleet, local := withFleet(cfg, log)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	d, err := actors.Start(ctx, cfg, log)
@@ -71,7 +73,15 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	rl := &reloader{d: d, path: path, dataOverride: dataOverride}
+	rl := &reloader{d: d, path: path, dataOverride: dataOverride, fleet: fleet, local: local}
+	var fleetChanges <-chan []natsjs.Entry
+	if fleet != nil {
+		if fleetChanges, err = fleet.start(ctx, d); err != nil {
+			_ = d.Stop(shutdownTimeout)
+			return err
+		}
+		defer fleet.close()
+	}
 	var changed <-chan struct{}
 	if path != "" {
 		changed = watchDevices(ctx, cfg.DevicesDir, log)
@@ -88,6 +98,8 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 			}
 		case <-changed:
 			rl.reload(ctx)
+		case batch := <-fleetChanges:
+			fleet.apply(ctx, batch, rl.local)
 		}
 	}
 }
