@@ -189,18 +189,18 @@ func (f FleetKeys) StatusHost(key string) (string, bool) {
 	return UnescapeHostToken(tok), true
 }
 
-// File is the device file name of a device key, and whether it is shared by
-// every gateway; ok is false for a key that is no device file.
-func (f FleetKeys) File(key string) (file string, shared, ok bool) {
+// File is the host (FleetAllHost for every gateway) and device file name of a
+// device key; ok is false for a key that is no device file.
+func (f FleetKeys) File(key string) (host, file string, ok bool) {
 	rest, ok := strings.CutPrefix(key, f.Prefix+".")
 	if !ok {
-		return "", false, false
+		return "", "", false
 	}
-	host, file, ok := strings.Cut(rest, ".devices.")
-	if !ok || !fileNameRe.MatchString(file) {
-		return "", false, false
+	tok, file, ok := strings.Cut(rest, ".devices.")
+	if !ok || tok == "" || strings.Contains(tok, ".") || !fileNameRe.MatchString(file) {
+		return "", "", false
 	}
-	return file, host == FleetAllHost, true
+	return UnescapeHostToken(tok), file, true
 }
 
 // CheckFleetFileName says why name (a device file's base name) cannot be the last

@@ -49,8 +49,11 @@ func TestFleetKeysAreTokensAHostIsOneToken(t *testing.T) {
 	if _, ok := k.StatusHost("edged.gw1.devices.status.yaml"); ok {
 		t.Error("a device key taken for a status key")
 	}
-	if f, shared, ok := k.File("edged.all.devices.boiler.v2.yaml"); !ok || !shared || f != "boiler.v2.yaml" {
-		t.Errorf("File = %q, %v, %v", f, shared, ok)
+	if h, f, ok := k.File("edged.all.devices.boiler.v2.yaml"); !ok || h != FleetAllHost || f != "boiler.v2.yaml" {
+		t.Errorf("File = %q, %q, %v", h, f, ok)
+	}
+	if h, f, ok := k.File(k.Device("gw1.example.com", "a.yml")); !ok || h != "gw1.example.com" || f != "a.yml" {
+		t.Errorf("File = %q, %q, %v", h, f, ok)
 	}
 	for _, bad := range []string{"a b.yaml", "x.json", ".yaml", "a..yaml"} {
 		if CheckFleetFileName(bad) == nil {

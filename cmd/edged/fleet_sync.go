@@ -90,13 +90,13 @@ func (f *fleetSync) revision(good map[string]fleetEntry) uint64 {
 func (f *fleetSync) devices(entries map[string]fleetEntry) []*configs.Device {
 	own := map[string]bool{}
 	for key := range entries {
-		if file, shared, _ := f.keys.File(key); !shared {
+		if host, file, _ := f.keys.File(key); host != configs.FleetAllHost {
 			own[file] = true
 		}
 	}
 	var devs []*configs.Device
 	for _, key := range slices.Sorted(maps.Keys(entries)) {
-		if file, shared, _ := f.keys.File(key); shared && own[file] {
+		if host, file, _ := f.keys.File(key); host == configs.FleetAllHost && own[file] {
 			continue
 		}
 		devs = append(devs, entries[key].dev)
