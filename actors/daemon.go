@@ -175,9 +175,11 @@ func (d *Daemon) Stop(timeout time.Duration) error {
 
 func (d *Daemon) stop(timeout time.Duration) error {
 	deadline := time.After(timeout)
-	d.applyMu.Lock() // a reload in progress ends first; later ones see closing
-	defer d.applyMu.Unlock()
+	// Closing first: a reload in progress, waiting for intake, gives up and ends;
+	// later ones see closing and change nothing.
 	d.topo.router.closing.Store(true)
+	d.applyMu.Lock()
+	defer d.applyMu.Unlock()
 	d.stopTicking()
 	err := d.waitAll(d.topo.flushAll(), deadline, "every device committed")
 	// Results of that last commit are being published: wait for the broker's

@@ -9,6 +9,10 @@
 // same topology runs live (a ticker) and in replay (a virtual clock, synchronized
 // dispatcher, byte-identical output).
 //
+// Daemon.Apply changes the running device configs live (reload.go): only the
+// pipelines of changed devices are replaced, after what they took is committed,
+// while the router holds their new messages (router_hold.go).
+//
 // This package may import everything else in edged; nothing but cmd/ and testing/
 // imports it.
 package actors

@@ -46,8 +46,10 @@ func (d *Daemon) Refuse(err error) {
 // start from their saved state, like after a restart, except that windows whose
 // definition changed (configs.DeviceChange.Discard) lose their saved state first.
 // A removed device's state stays in the store and is resumed if it comes back.
-// Intake pauses for all devices while the pipelines swap. An error leaves the
-// running config as it was; ctx bounds the wait for in-flight messages.
+// Meanwhile the messages of the devices replaced are held in memory, unacknowledged,
+// and handed to their new pipelines in order; other devices take theirs as usual.
+// An error leaves the running config as it was; ctx bounds the wait for in-flight
+// messages.
 func (d *Daemon) Apply(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
 	d.applyMu.Lock()
 	defer d.applyMu.Unlock()
@@ -56,18 +58,18 @@ func (d *Daemon) Apply(ctx context.Context, devices []*configs.Device) (*configs
 
 func (d *Daemon) applyLocked(ctx context.Context, devices []*configs.Device) (*configs.DeviceDiff, error) {
 	start := time.Now()
-	diff, paused, err := d.swap(ctx, devices)
+	diff, held, err := d.swap(ctx, devices)
 	var restart []string
 	if errors.Is(err, ErrNeedsRestart) {
 		restart = []string{"broker session"}
 	}
-	d.reload.record(d.log, diff, err, restart, reloadTimes{took: time.Since(start), paused: paused})
+	d.reload.record(d.log, diff, err, restart, reloadTimes{took: time.Since(start), held: held})
 	return diff, err
 }
 
 // swap checks devices, then replaces the pipelines of the devices that changed. It
-// returns how long intake was paused.
-func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *configs.DeviceDiff, paused time.Duration, err error) {
+// returns how long their messages were held.
+func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *configs.DeviceDiff, held time.Duration, err error) {
 	t := d.topo
 	if t.router.closing.Load() {
 		return nil, 0, errors.New("edged is stopping")
@@ -97,21 +99,25 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 		return diff, 0, nil
 	}
 
-	select {
-	case t.router.gate <- struct{}{}:
-	case <-ctx.Done():
-		return nil, 0, fmt.Errorf("waiting for intake to pause: %w", ctx.Err())
+	leaving := slices.Concat(diff.Removed, diff.Changed)
+	heldAt := time.Now()
+	holds, err := t.router.holdDevices(ctx, leaving)
+	if err != nil {
+		return nil, 0, err
 	}
-	pausedAt := time.Now()
+	releaseAll := func() {
+		for _, h := range holds {
+			t.router.release(h)
+		}
+	}
 	running := map[string]routedDevice{}
 	t.mu.RLock()
 	for _, rd := range t.router.devices {
 		running[rd.plan.device.ID] = rd
 	}
 	t.mu.RUnlock()
-	leaving := slices.Concat(diff.Removed, diff.Changed)
 	if err := d.drainDevices(ctx, running, leaving); err != nil {
-		<-t.router.gate
+		releaseAll()
 		return nil, 0, err
 	}
 	// From here on the old pipelines are gone; what follows only fails on a
@@ -121,25 +127,58 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 	}
 	if err := d.discardState(diff); err != nil {
 		d.restart(running, leaving)
-		<-t.router.gate
+		releaseAll()
 		return nil, 0, err
 	}
-	started := map[string]routedDevice{}
-	for _, dev := range devices {
-		if p := plans[dev.ID]; p != nil {
-			pid, rd, err := t.spawnDevice(p, d.cfg.Limits)
-			if err != nil {
-				for _, s := range started {
-					_ = t.system.Root.StopFuture(s.pid).Wait()
-				}
-				d.restart(running, leaving)
-				<-t.router.gate
-				return nil, 0, err
-			}
-			rd.pid = pid
-			started[dev.ID] = rd
+	d.forgetSeries(diff) // before the new pipelines make series of their own
+	started, err := d.startDevices(devices, plans, holds)
+	if err != nil {
+		d.restart(running, leaving)
+		releaseAll()
+		return nil, 0, err
+	}
+	d.install(devices, running, started)
+	d.cfg = &next
+	releaseAll()
+	held = time.Since(heldAt)
+
+	if d.client != nil {
+		// After the swap: a message on a new filter must find its device. One on a
+		// removed filter until the broker confirms is unmatched, as the device is gone.
+		if err := d.client.SetSubscriptions(subscriptions(devices)); err != nil {
+			d.log.Error("changing the broker subscriptions failed; the next reconnection subscribes as configured", "err", err)
 		}
 	}
+	return diff, held, nil
+}
+
+// startDevices starts the pipelines of the devices in plans; each takes over the
+// messages held for its device. On an error none is left running.
+func (d *Daemon) startDevices(devices []*configs.Device, plans map[string]*plan, holds map[string]*holdQueue) (map[string]routedDevice, error) {
+	t := d.topo
+	started := map[string]routedDevice{}
+	for _, dev := range devices {
+		p := plans[dev.ID]
+		if p == nil {
+			continue
+		}
+		pid, rd, err := t.spawnDevice(p, d.cfg.Limits)
+		if err != nil {
+			for _, s := range started {
+				_ = t.system.Root.StopFuture(s.pid).Wait()
+			}
+			return nil, err
+		}
+		rd.pid, rd.hold = pid, holds[dev.ID]
+		started[dev.ID] = rd
+	}
+	return started, nil
+}
+
+// install makes the router and the ticks see devices, in config order: the ones
+// started anew, and the running ones otherwise.
+func (d *Daemon) install(devices []*configs.Device, running, started map[string]routedDevice) {
+	t := d.topo
 	var pids []*actor.PID
 	var routed []routedDevice
 	for _, dev := range devices {
@@ -150,33 +189,25 @@ func (d *Daemon) swap(ctx context.Context, devices []*configs.Device) (_ *config
 		pids = append(pids, rd.pid)
 		routed = append(routed, rd)
 	}
+	t.router.gate <- struct{}{}
 	t.mu.Lock()
 	t.pipelines, t.router.devices = pids, routed
 	t.mu.Unlock()
-	d.cfg = &next
 	<-t.router.gate
-	paused = time.Since(pausedAt)
-
-	d.forgetSeries(diff)
-	if d.client != nil {
-		// After the swap: a message on a new filter must find its device. One on a
-		// removed filter until the broker confirms is unmatched, as the device is gone.
-		if err := d.client.SetSubscriptions(subscriptions(devices)); err != nil {
-			d.log.Error("changing the broker subscriptions failed; the next reconnection subscribes as configured", "err", err)
-		}
-	}
-	return diff, paused, nil
 }
 
-// drainDevices commits and acknowledges every message the devices took. Intake is
-// paused, so they take no more; a message routed just before may still be on its
-// way to a source, hence the loop.
+// drainDevices commits and acknowledges every message the devices took. Their new
+// messages are held, so they take no more; one routed just before may still be on
+// its way to a source, hence the loop.
 func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevice, ids []string) error {
 	t := d.topo
 	poll := time.NewTicker(tickEvery)
 	defer poll.Stop()
 	for _, id := range ids {
 		rd := running[id]
+		if _, ok := t.system.ProcessRegistry.GetLocal(rd.pid.Id); !ok {
+			continue // stopped after repeated failures: nothing of it will commit
+		}
 		for {
 			if err := d.flushDevice(ctx, rd.pid); err != nil {
 				return fmt.Errorf("device %s: committing what it took: %w", id, err)
@@ -195,6 +226,9 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 	// holds their confirmations until the new pipeline takes the queue, and the
 	// confirmations it sent before are committed by a last flush.
 	for _, id := range ids {
+		if _, ok := t.system.ProcessRegistry.GetLocal(running[id].pid.Id); !ok {
+			continue
+		}
 		done := make(chan struct{})
 		t.system.Root.Send(t.env.sink, &detachQueue{queue: resultsQueue(id), done: done})
 		select {
@@ -239,6 +273,8 @@ func (d *Daemon) discardState(diff *configs.DeviceDiff) error {
 // swap; they restore from the store as after a crash.
 func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
 	t := d.topo
+	t.router.gate <- struct{}{}
+	defer func() { <-t.router.gate }()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, id := range ids {
@@ -247,6 +283,7 @@ func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
 			d.log.Error("restarting a device after a failed reload", "device", id, "err", err)
 			continue
 		}
+		rd.pid, rd.hold = pid, running[id].hold
 		for i := range t.router.devices {
 			if t.router.devices[i].plan.device.ID == id {
 				t.router.devices[i], t.pipelines[i] = rd, pid
@@ -255,14 +292,15 @@ func (d *Daemon) restart(running map[string]routedDevice, ids []string) {
 	}
 }
 
-// forgetSeries drops the metric series of removed devices and windows, so /status
-// and /metrics stop showing them.
+// forgetSeries drops the metric series of removed devices and of removed windows
+// and windows that start empty, so /status and /metrics stop showing them (a window
+// starting empty counts from zero).
 func (d *Daemon) forgetSeries(diff *configs.DeviceDiff) {
 	for _, id := range diff.Removed {
 		d.metrics.forget(map[string]string{"device": id})
 	}
 	for _, id := range diff.Changed {
-		for _, w := range diff.Devices[id].Windows.Removed {
+		for _, w := range diff.Devices[id].Discard {
 			d.metrics.forget(map[string]string{"device": id, "window": w})
 		}
 	}

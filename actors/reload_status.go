@@ -24,15 +24,17 @@ type ConfigStatus struct {
 	LastReloadAt int64    `json:"last_reload_at,omitempty"`
 	LastError    string   `json:"last_error,omitempty"` // of the latest reload not applied
 	NeedsRestart []string `json:"needs_restart,omitempty"`
-	LastTookMS   int64    `json:"last_took_ms,omitempty"`   // the latest applied reload
-	LastPausedMS int64    `json:"last_paused_ms,omitempty"` // of which intake was paused
+	LastTookMS   int64    `json:"last_took_ms,omitempty"` // the latest applied reload
+	// LastHeldMS is how long, of that, the messages of the devices replaced waited.
+	LastHeldMS int64 `json:"last_held_ms,omitempty"`
 
 	// Fleet is, with fleet.kv, the bucket revision running (actors/fleet.go).
 	Fleet *FleetStatus `json:"fleet,omitempty"`
 }
 
-// reloadTimes is how long a reload took and how long of it intake was paused.
-type reloadTimes struct{ took, paused time.Duration }
+// reloadTimes is how long a reload took and how long of it the messages of the
+// devices replaced were held.
+type reloadTimes struct{ took, held time.Duration }
 
 // Reload outcomes, the result label of edged_config_reloads_total.
 const (
@@ -88,10 +90,10 @@ func (r *reloadState) record(log *slog.Logger, diff *configs.DeviceDiff, err err
 	r.status.Generation++
 	r.status.AppliedAt = now
 	r.status.Devices = len(diff.Added) + len(diff.Changed) + len(diff.Unchanged)
-	r.status.LastTookMS, r.status.LastPausedMS = times.took.Milliseconds(), times.paused.Milliseconds()
+	r.status.LastTookMS, r.status.LastHeldMS = times.took.Milliseconds(), times.held.Milliseconds()
 	log.Info("config applied", "generation", r.status.Generation, "added", diff.Added, "removed", diff.Removed,
 		"changed", diff.Changed, "unchanged", len(diff.Unchanged), "took", times.took.Round(time.Millisecond),
-		"intake_paused", times.paused.Round(time.Millisecond))
+		"messages_held", times.held.Round(time.Millisecond))
 	for _, id := range diff.Changed {
 		c := diff.Devices[id]
 		log.Info("device changed", "device", id, "streams_added", c.Streams.Added, "streams_removed", c.Streams.Removed,

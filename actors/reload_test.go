@@ -3,12 +3,14 @@ package actors
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -210,4 +212,46 @@ func equalLists(a, b [][]string) bool {
 		}
 	}
 	return true
+}
+
+// A device whose pipeline stopped after repeated failures can be replaced: a fixed
+// device file is the way out, so the reload must not wait for it to commit.
+func TestApplyReplacesAStoppedDevice(t *testing.T) {
+	d, _, _, path := reloadTestDaemon(t, map[string]string{"a": reloadDeviceFile("a")})
+	if err := d.topo.system.Root.StopFuture(d.topo.pipelines[0]).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if d.topo.stoppedDevice() != "a" {
+		t.Fatal("the pipeline did not stop")
+	}
+	fixed, err := configs.ParseDevice(filepath.Join(filepath.Dir(path), "a.yaml"),
+		[]byte(strings.Replace(reloadDeviceFile("a"), "size: 1s, aggregates: [count]", "size: 1s, aggregates: [count, max(v)]", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := d.Apply(ctx, []*configs.Device{fixed}); err != nil {
+		t.Fatal(err)
+	}
+	if dev := d.topo.stoppedDevice(); dev != "" {
+		t.Fatalf("device %s still stopped after the reload", dev)
+	}
+}
+
+// The broker session is persistent only while a stream asks for QoS 1; that is set
+// when edged connects, so the first QoS 1 stream needs a restart.
+func TestApplyRefusesTheFirstQoS1StreamAsNeedingARestart(t *testing.T) {
+	qos0 := strings.Replace(reloadDeviceFile("a"), "qos: 1", "qos: 0", 1)
+	d, _, _, path := reloadTestDaemon(t, map[string]string{"a": qos0})
+	dev, err := configs.ParseDevice(filepath.Join(filepath.Dir(path), "a.yaml"), []byte(reloadDeviceFile("a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Apply(context.Background(), []*configs.Device{dev}); !errors.Is(err, ErrNeedsRestart) {
+		t.Fatalf("Apply = %v, want ErrNeedsRestart", err)
+	}
+	if st := d.reload.snapshot(); st.LastReload != reloadNeedsRestart || st.Generation != 1 {
+		t.Errorf("status: %+v", st)
+	}
 }

@@ -33,6 +33,7 @@ type routedDevice struct {
 	inflight    *inflight
 	maxInflight int64
 	overload    func()
+	hold        *holdQueue // set while a live reload replaces the device
 }
 
 // maxTopicBytes bounds the topic of a message edged takes. A topic is a stream: its
@@ -47,18 +48,37 @@ const spawnTimeout = 5 * time.Second
 // route delivers one message; ackFn acknowledges it to the broker once every device
 // that took it made its effect durable.
 func (r *router) route(m *Inbound, ackFn func()) {
+	for {
+		full := r.routeOnce(m, ackFn)
+		if full == nil {
+			return
+		}
+		// A device being reloaded holds as many messages as it may have in flight:
+		// wait until it takes them, as for room (see waitForRoom), then route again.
+		check := time.NewTimer(roomCheck)
+		select {
+		case <-full:
+		case <-check.C:
+		}
+		check.Stop()
+	}
+}
+
+// routeOnce routes m, or returns the release channel of a device whose hold is full
+// without routing anything.
+func (r *router) routeOnce(m *Inbound, ackFn func()) (full chan struct{}) {
 	r.gate <- struct{}{}
 	defer func() { <-r.gate }()
 	if r.closing.Load() {
 		// Shutting down: leave the message unacknowledged so the broker redelivers it.
-		return
+		return nil
 	}
 	if len(m.Topic) > maxTopicBytes {
 		r.longTopic(m.Topic, m.At)
 		if ackFn != nil {
 			ackFn()
 		}
-		return
+		return nil
 	}
 	var takers [8]*routedDevice
 	taken := takers[:0]
@@ -67,9 +87,12 @@ func (r *router) route(m *Inbound, ackFn func()) {
 		if d.plan.match(m.Topic) < 0 {
 			continue
 		}
-		if m.QoS == 0 && (d.inflight.Load() >= d.maxInflight || r.blocked()) {
+		if m.QoS == 0 && (d.inflight.Load() >= d.maxInflight || r.blocked() || d.hold.full(d.maxInflight)) {
 			d.overload()
 			continue
+		}
+		if d.hold.full(d.maxInflight) {
+			return d.hold.released
 		}
 		taken = append(taken, d)
 	}
@@ -81,7 +104,7 @@ func (r *router) route(m *Inbound, ackFn func()) {
 		if ackFn != nil {
 			ackFn()
 		}
-		return
+		return nil
 	case 1:
 	default: // one message, several devices: the broker ack waits for all of them
 		shared := newAck(ackFn, nil)
@@ -89,23 +112,33 @@ func (r *router) route(m *Inbound, ackFn func()) {
 		ackFn = shared.done
 	}
 	for i, d := range taken {
-		if m.QoS > 0 {
-			r.waitForRoom(d)
-		}
-		src, err := r.source(d, m.Topic)
-		if err != nil {
-			// Left unacknowledged: the broker redelivers it after a reconnect.
-			continue
-		}
 		in := m
 		if i > 0 {
 			in = &Inbound{Topic: m.Topic, Payload: m.Payload, QoS: m.QoS, Duplicate: m.Duplicate, At: m.At}
 		}
-		in.ackSlot.init(ackFn, d.inflight)
-		in.ack = &in.ackSlot
-		d.inflight.Add(1)
-		r.root.Send(src, in)
+		if d.hold != nil {
+			d.hold.add(in, ackFn)
+			continue
+		}
+		r.deliver(d, in, ackFn)
 	}
+	return nil
+}
+
+// deliver sends one message to its source actor on device d.
+func (r *router) deliver(d *routedDevice, in *Inbound, ackFn func()) {
+	if in.QoS > 0 {
+		r.waitForRoom(d)
+	}
+	src, err := r.source(d, in.Topic)
+	if err != nil {
+		// Left unacknowledged: the broker redelivers it after a reconnect.
+		return
+	}
+	in.ackSlot.init(ackFn, d.inflight)
+	in.ack = &in.ackSlot
+	d.inflight.Add(1)
+	r.root.Send(src, in)
 }
 
 // roomCheck is how often intake waiting for room re-checks whether edged is stopping.

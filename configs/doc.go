@@ -3,7 +3,8 @@
 // step (defaults.go), and validation that reports every problem at once as
 // `file:line: field: reason`. It also builds the pure parts the runtime needs
 // (watermark.Config, windows.OperatorConfig) so that a config that validates
-// can be run without further checks.
+// can be run without further checks, and says what a new config changes
+// (diff.go, diff_daemon.go) so a live reload touches only that.
 //
 // The YAML lives beside the code: examples/ (a commented daemon file and two
 // device files) and demo/ (embedded in the binary, see Embedded).

@@ -90,3 +90,21 @@ func writeFleetCopy(dir string, c *fleetCopy) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// fleetDevicesKept is the fleet's device files as the gateway last applied them,
+// for commands that must know every configured device (prune). Without a usable
+// copy it is an error: the fleet's devices cannot be told apart from removed ones.
+func fleetDevicesKept(cfg *configs.Daemon) ([]*configs.Device, error) {
+	c, err := readFleetCopy(cfg.DataDir, cfg.Fleet.KV)
+	if err != nil {
+		return nil, fmt.Errorf("cannot tell which devices the fleet bucket configures: %w", err)
+	}
+	if c == nil {
+		return nil, nil
+	}
+	var devs []*configs.Device
+	for _, e := range c.Files {
+		devs = append(devs, e.dev)
+	}
+	return devs, nil
+}

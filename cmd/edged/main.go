@@ -27,6 +27,8 @@ Usage:
   edged inspect  --data DIR [--device D] [--key K]     show persisted state (read-only)
   edged explain  --data DIR --window W --key K         why a window of a stopped edged has or has not fired
   edged fleet    push|status --kv URL [...]             device files for many gateways in a NATS key-value bucket
+  edged prune    --config FILE [--data DIR] [--dry-run]
+                                                       delete the state of devices no longer configured (edged stopped)
   edged version                                        print the version, commit and Go version
 
 Run 'edged help <command>' for the flags of a command.
@@ -62,6 +64,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"inspect":  inspectCmd,
 	"explain":  explainCmd,
 	"fleet":    fleetCmd,
+	"prune":    pruneCmd,
 	"version":  versionCmd,
 }
 

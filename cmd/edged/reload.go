@@ -105,7 +105,14 @@ func watchDevices(ctx context.Context, dir string, log *slog.Logger) <-chan stru
 	return changed
 }
 
+// isDeviceFile says whether a change to name is a change to the device files:
+// a *.yaml or *.yml file, not an editor's hidden temporary, or the "..data" link a
+// Kubernetes ConfigMap volume swaps to update all its files at once.
 func isDeviceFile(name string) bool {
+	base := filepath.Base(name)
+	if base == "..data" {
+		return true
+	}
 	ext := filepath.Ext(name)
-	return (ext == ".yaml" || ext == ".yml") && !strings.HasPrefix(filepath.Base(name), ".")
+	return (ext == ".yaml" || ext == ".yml") && !strings.HasPrefix(base, ".")
 }

@@ -36,6 +36,7 @@ func TestIsDeviceFileIgnoresEditorFiles(t *testing.T) {
 	for name, want := range map[string]bool{
 		"/d/boiler.yaml": true, "/d/boiler.yml": true, "/d/.boiler.yaml.swp": false,
 		"/d/.#boiler.yaml": false, "/d/boiler.yaml~": false, "/d/notes.txt": false,
+		"/d/..data": true, "/d/..2026_12_04_08_00_00.123": false,
 	} {
 		if got := isDeviceFile(name); got != want {
 			t.Errorf("isDeviceFile(%q) = %v, want %v", name, got, want)

@@ -73,6 +73,8 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	var changed <-chan struct{}
+	kick := make(chan struct{}, 1)
 	rl := &reloader{d: d, path: path, dataOverride: dataOverride, fleet: fleet, local: local}
 	var fleetChanges <-chan []natsjs.Entry
 	if fleet != nil {
@@ -82,9 +84,30 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 		}
 		defer fleet.close()
 	}
-	var changed <-chan struct{}
 	if path != "" {
 		changed = watchDevices(ctx, cfg.DevicesDir, log)
+		// Reloads, and changes from the fleet bucket, run beside this loop, so
+		// SIGTERM stops edged even while one waits for a device's commits; one
+		// pending request covers many. They run one at a time, so the local and
+		// the fleet device files are combined in one place.
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-kick:
+					rl.reload(ctx)
+				case batch := <-fleetChanges:
+					fleet.apply(ctx, batch, rl.local)
+				}
+			}
+		}()
+	}
+	reload := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
 	}
 	for {
 		select {
@@ -93,13 +116,9 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 			_ = sdNotify("STOPPING=1")
 			return d.Stop(shutdownTimeout)
 		case <-hup:
-			if path != "" {
-				rl.reload(ctx)
-			}
+			reload()
 		case <-changed:
-			rl.reload(ctx)
-		case batch := <-fleetChanges:
-			fleet.apply(ctx, batch, rl.local)
+			reload()
 		}
 	}
 }

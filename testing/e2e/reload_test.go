@@ -125,8 +125,8 @@ func TestLiveReloadUnderAQoS1FeedLosesNothing(t *testing.T) {
 		t.Error("the added window w2 published nothing")
 	}
 	var tooks []string
-	for _, m := range regexp.MustCompile(`config applied".* took=(\S+) intake_paused=(\S+)`).FindAllStringSubmatch(e.logs.String(), -1) {
-		tooks = append(tooks, m[1]+" (intake paused "+m[2]+")")
+	for _, m := range regexp.MustCompile(`config applied".* took=(\S+) messages_held=(\S+)`).FindAllStringSubmatch(e.logs.String(), -1) {
+		tooks = append(tooks, m[1]+" (changed devices held "+m[2]+")")
 	}
 	t.Logf("%d readings, %d windows right, %d results of w2; reloads took %v", n, v.windows, w2, tooks)
 }
