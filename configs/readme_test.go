@@ -56,6 +56,10 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"upstream.jetstream.stream":           d.Upstream.NATS.JetStream.Stream + ", " + d.Upstream.NATS.JetStream.Storage,
 		"upstream.jetstream.duplicate_window": short(d.Upstream.NATS.JetStream.DuplicateWindow),
 		"metrics.per_topic":                   fmt.Sprint(d.Metrics.PerTopic),
+		"fleet.kv.url":                        fmt.Sprintf("%q (off)", d.Fleet.KV.URL),
+		"fleet.kv.bucket":                     d.Fleet.KV.Bucket + ", " + d.Fleet.KV.Prefix,
+		"fleet.kv.host":                       host(d.Fleet.KV.Host),
+		"fleet.kv.username":                   "none",
 	}
 	section := string(readme)
 	start := strings.Index(section, "### Daemon file")
