@@ -19,6 +19,7 @@ func RestartNeeded(old, new *Daemon) []string {
 		{"devices_dir", old.DevicesDir, new.DevicesDir},
 		{"log", old.Log, new.Log},
 		{"http", old.HTTP, new.HTTP},
+		{"metrics", old.Metrics, new.Metrics},
 		{"limits", old.Limits, new.Limits},
 		{"broker", old.Broker, new.Broker},
 		{"upstream", old.Upstream, new.Upstream},
