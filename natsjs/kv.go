@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // KV is a JetStream key-value bucket on a publisher's connection.
 type KV struct {
 	kv jetstream.KeyValue
+	nc *nats.Conn
 }
 
 // Entry is one revision of a key. Deleted is a delete or purge marker: the key
@@ -42,7 +44,7 @@ func (p *Publisher) KV(ctx context.Context, bucket string, create bool) (*KV, er
 	case err != nil:
 		return nil, fmt.Errorf("opening key-value bucket %s: %w", bucket, err)
 	}
-	return &KV{kv: kv}, nil
+	return &KV{kv: kv, nc: p.nc}, nil
 }
 
 // Put writes value under key and returns its revision.
@@ -57,12 +59,23 @@ func (k *KV) Put(ctx context.Context, key string, value []byte) (uint64, error) 
 // Watch sends the latest revision of every key matching filters (subjects with
 // wildcards), then an Entry with an empty Key once those initial values are all
 // sent, then every later revision as it is written. The channel is closed when ctx
-// ends or the watch breaks; the caller watches again.
+// ends or the watch breaks, and when the connection comes back after a loss: the
+// server may have lost the watch's consumer (a restart), and the client would
+// notice only after missing its heartbeats for a while. The caller watches again.
 //
 // Each filter has a watcher of its own: a consumer with several filter subjects
 // needs nats-server 2.10, and gateways' hubs may be older.
 func (k *KV) Watch(ctx context.Context, filters ...string) (<-chan Entry, error) {
 	ctx, cancel := context.WithCancel(ctx)
+	reconnected := k.nc.StatusChanged(nats.CONNECTED)
+	go func() {
+		defer k.nc.RemoveStatusListener(reconnected)
+		select {
+		case <-reconnected:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	var watchers []jetstream.KeyWatcher
 	for _, f := range filters {
 		w, err := k.kv.Watch(ctx, f)

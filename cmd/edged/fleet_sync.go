@@ -135,10 +135,15 @@ func (f *fleetSync) watch(ctx context.Context) {
 	reported := false
 	for ctx.Err() == nil {
 		err := f.watchOnce(ctx)
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return
-		}
-		if !reported || !errors.Is(err, natsjs.ErrNoBucket) {
+		case errors.Is(err, errWatchEnded):
+			// After a reconnection: watch again at once.
+			f.log.Info("watching the fleet bucket again", "reason", err)
+			reported = false
+			continue
+		case !reported || !errors.Is(err, natsjs.ErrNoBucket):
 			f.log.Error("reading the fleet bucket; the running device files stay, retrying", "err", err)
 		}
 		reported = errors.Is(err, natsjs.ErrNoBucket)
@@ -148,6 +153,10 @@ func (f *fleetSync) watch(ctx context.Context) {
 		}
 	}
 }
+
+// errWatchEnded is a watch that ended after its initial values: the connection
+// came back, or the server dropped the watch.
+var errWatchEnded = errors.New("the watch ended (NATS reconnected, or the server dropped it)")
 
 func (f *fleetSync) watchOnce(ctx context.Context) error {
 	kv, err := openFleetBucket(ctx, f.pub, f.k.Bucket, false)
@@ -177,8 +186,10 @@ func (f *fleetSync) watchOnce(ctx context.Context) error {
 		select {
 		case e, ok := <-ch:
 			switch {
+			case !ok && initial:
+				return errors.New("the watch of the fleet bucket ended before its initial values")
 			case !ok:
-				return errors.New("the watch of the fleet bucket ended")
+				return errWatchEnded
 			case e.Key == "":
 				initial = false
 				if !send() {

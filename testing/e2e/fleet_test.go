@@ -127,6 +127,10 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 		t.Fatalf("an invalid push: %v\n%s\nwant exit 1 and the file:line error", err, out)
 	}
 
+	// The watches outlive a restart of the NATS server: the next change still arrives.
+	srv.Restart()
+	restarted := time.Now()
+
 	// Written to the bucket directly, it is ignored by both, with the error reported.
 	kv := fleetBucket(t, srv.URL())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -140,6 +144,7 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 			r := fleetStatus(t, e.httpAddr).Fleet.Rejected
 			return r != nil && r.Revision == bad
 		})
+		t.Logf("%s saw the revision written %v after the NATS restart", host, time.Since(restarted).Round(time.Millisecond))
 		st := fleetStatus(t, e.httpAddr)
 		if st.Fleet.Revision != rev3 || !strings.Contains(st.Fleet.Rejected.Error, "e2e.all.devices.shared.yaml:8: windows[0].size: ") ||
 			!strings.Contains(st.LastError, "e2e.all.devices.shared.yaml:8:") {
