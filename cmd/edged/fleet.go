@@ -253,7 +253,7 @@ func fleetRows(keys configs.FleetKeys, entries []natsjs.Entry, now time.Time) []
 		switch {
 		case !ok:
 			row.state = "never reported"
-		case r.Rejected != nil && r.Rejected.Revision > r.Revision:
+		case r.Rejected != nil: // a revision is being ignored, whatever else applied since
 			row.state = fmt.Sprintf("rejected %d: %s", r.Rejected.Revision, firstLine(r.Rejected.Error))
 		case r.Revision >= row.latest:
 			row.state = "up to date"
