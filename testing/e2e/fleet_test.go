@@ -87,15 +87,19 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 	for host := range gw {
 		harness.Eventually(t, reloadWait, host+" applied the shared file", applied(host, rev1))
 	}
-	// latency is the time from the end of a push to the gateway's /status showing it.
-	var latencies []time.Duration
+	// The apply latency: from the start of `edged fleet push` (a process that
+	// connects, writes and exits) and from its end to the gateway's /status showing
+	// the revision.
+	var latencies []string
 	pushAndWait := func(hosts []string, args ...string) uint64 {
 		t.Helper()
+		start := time.Now()
 		rev := mustPush(args...)
 		pushed := time.Now()
 		for _, h := range hosts {
 			harness.Eventually(t, reloadWait, fmt.Sprintf("%s applied revision %d", h, rev), applied(h, rev))
-			latencies = append(latencies, time.Since(pushed))
+			latencies = append(latencies, fmt.Sprintf("%s: %v from the push's start, %v from its end", h,
+				time.Since(start).Round(time.Millisecond), time.Since(pushed).Round(time.Millisecond)))
 		}
 		return rev
 	}
@@ -176,7 +180,7 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 	if st.Fleet.Revision != rev3 || !st.Fleet.FromDisk || st.Devices != 2 {
 		t.Errorf("gw-b restarted without NATS: %+v; want revision %d from disk with 2 devices", st, rev3)
 	}
-	t.Logf("config apply latency from the end of a push to /status showing it: %v", latencies)
+	t.Logf("config apply latency (push to /status showing the revision):\n%s", strings.Join(latencies, "\n"))
 }
 
 type fleetStatusDoc struct {
