@@ -45,6 +45,7 @@ type fleetSync struct {
 	// ignored holds the revisions that did not validate, by key: reported once,
 	// and left out until a newer revision of the key comes.
 	ignored map[string]uint64
+	keptRev uint64 // the revision of the copy edged started with
 
 	pub     *natsjs.Publisher
 	updates chan []natsjs.Entry
@@ -67,6 +68,7 @@ func newFleetSync(cfg *configs.Daemon, log *slog.Logger) (*fleetSync, []*configs
 	for _, e := range c.Files {
 		f.good[e.Key] = e
 	}
+	f.keptRev = c.Revision
 	f.log.Info("starting with the fleet device files kept on disk", "revision", c.Revision, "files", len(c.Files))
 	return f, f.devices(f.good)
 }
@@ -111,7 +113,7 @@ func (f *fleetSync) Devices() []*configs.Device { return f.devices(f.good) }
 // debounced, on the returned channel for apply.
 func (f *fleetSync) start(ctx context.Context, d *actors.Daemon) (<-chan []natsjs.Entry, error) {
 	f.d = d
-	d.StartFleet(f.k.Bucket, f.k.Host, f.revision(f.good))
+	d.StartFleet(f.k.Bucket, f.k.Host, f.keptRev)
 	pub, err := dialFleet(f.k, "edged-"+f.k.Host+"-fleet", f.log)
 	if err != nil {
 		return nil, err
@@ -225,7 +227,8 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 	var invalid []error // newly ignored revisions
 	var invalidRev uint64
 	ignoring := false
-	for key, e := range f.latest {
+	for _, key := range slices.Sorted(maps.Keys(f.latest)) { // errors in key order
+		e := f.latest[key]
 		g, had := f.good[key]
 		switch {
 		case e.Deleted:
@@ -356,7 +359,7 @@ func withFleet(cfg *configs.Daemon, log *slog.Logger) (*fleetSync, []*configs.De
 	cfg.Devices = slices.Concat(local, kept)
 	if err := cfg.Validate(); err != nil {
 		f.log.Error("the fleet device files kept on disk do not fit the local ones; starting without them", "err", err)
-		cfg.Devices, f.good = local, map[string]fleetEntry{}
+		cfg.Devices, f.good, f.keptRev = local, map[string]fleetEntry{}, 0
 	}
 	return f, local
 }
