@@ -46,6 +46,9 @@ type fleetSync struct {
 	// and left out until a newer revision of the key comes.
 	ignored map[string]uint64
 	keptRev uint64 // the revision of the copy edged started with
+	// daemon is the daemon file as at start (a reload cannot change it), to check
+	// a set of device files with it before applying them.
+	daemon configs.Daemon
 
 	pub     *natsjs.Publisher
 	updates chan []natsjs.Entry
@@ -55,7 +58,7 @@ type fleetSync struct {
 // newFleetSync reads the last good copy in data_dir. It returns the fleet's device
 // files to start with; a copy that cannot be used is logged and left out.
 func newFleetSync(cfg *configs.Daemon, log *slog.Logger) (*fleetSync, []*configs.Device) {
-	f := &fleetSync{k: cfg.Fleet.KV, keys: configs.FleetKeys{Prefix: cfg.Fleet.KV.Prefix}, dataDir: cfg.DataDir,
+	f := &fleetSync{daemon: *cfg, k: cfg.Fleet.KV, keys: configs.FleetKeys{Prefix: cfg.Fleet.KV.Prefix}, dataDir: cfg.DataDir,
 		log: log.With("fleet_bucket", cfg.Fleet.KV.Bucket), latest: map[string]natsjs.Entry{}, good: map[string]fleetEntry{}, ignored: map[string]uint64{},
 		updates: make(chan []natsjs.Entry), report: make(chan struct{}, 1)}
 	c, err := readFleetCopy(cfg.DataDir, f.k)
@@ -259,6 +262,28 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 		delete(f.ignored, key)
 		next[key] = fleetEntry{Key: key, Revision: e.Revision, Data: string(e.Value), dev: dev}
 	}
+	// A new revision that is fine alone may not fit the set: a device id already
+	// taken, upstream_results without an upstream. It is ignored like an invalid
+	// one, so it does not hold back the other keys.
+	for {
+		blamed := f.misfits(local, next)
+		if len(blamed) == 0 {
+			break
+		}
+		for key, errs := range blamed {
+			ignoring = true
+			if e := f.latest[key]; f.ignored[key] != e.Revision {
+				f.ignored[key] = e.Revision
+				invalid = append(invalid, errs)
+				invalidRev = max(invalidRev, e.Revision)
+			}
+			if g, had := f.good[key]; had {
+				next[key] = g
+			} else {
+				delete(next, key)
+			}
+		}
+	}
 	if len(invalid) > 0 {
 		f.d.RejectFleet(invalidRev, errors.Join(invalid...))
 	}
@@ -288,6 +313,26 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 		f.log.Error("keeping the fleet device files on disk failed: a restart without the bucket starts with an older set", "err", err)
 	}
 	f.signal()
+}
+
+// misfits validates local and next's device files with the daemon file, and
+// returns the errors of the entries of next not applied yet, by key.
+func (f *fleetSync) misfits(local []*configs.Device, next map[string]fleetEntry) map[string]error {
+	d := f.daemon
+	d.Devices = slices.Concat(local, f.devices(next))
+	var errs configs.Errors
+	if !errors.As(d.Validate(), &errs) {
+		return nil
+	}
+	blamed := map[string]error{}
+	for _, e := range errs {
+		n, ok := next[e.File]
+		if g, had := f.good[e.File]; !ok || had && g.Revision == n.Revision {
+			continue // a local file or one applied already: the set is refused whole
+		}
+		blamed[e.File] = errors.Join(blamed[e.File], e)
+	}
+	return blamed
 }
 
 func sameEntries(a, b map[string]fleetEntry) bool {

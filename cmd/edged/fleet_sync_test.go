@@ -89,12 +89,27 @@ fleet: {kv: {url: "nats://127.0.0.1:1", prefix: e, host: gw}}
 	f.apply(ctx, []natsjs.Entry{put("gw", "x.yaml", fleetDevice("extra"), 6)}, local)
 	check("the invalid key fixed", 6, 0, "shared", "other", "extra")
 
+	// Valid alone, but not with the rest: a device id taken, results upstream
+	// without an upstream. Ignored, and the change beside it applies.
+	f.apply(ctx, []natsjs.Entry{
+		put("gw", "dup.yaml", fleetDevice("loc"), 7),
+		put("gw", "up.yaml", strings.Replace(fleetDevice("up"), "aggregates: [count]", "aggregates: [count], upstream_results: true", 1), 8),
+		put("gw", "z.yaml", fleetDevice("zed"), 9),
+	}, local)
+	check("revisions that do not fit the set", 9, 8, "shared", "other", "extra", "zed")
+	if err := e.Fleet().Rejected.Error; !strings.Contains(err, `e.gw.devices.dup.yaml:1: device: "loc" is already the id of`) ||
+		!strings.Contains(err, "e.gw.devices.up.yaml:5: windows[0].upstream_results: needs an upstream broker") {
+		t.Errorf("the rejection says %q; want both keys named", err)
+	}
+	f.apply(ctx, []natsjs.Entry{{Key: keys.Device("gw", "dup.yaml"), Revision: 10, Deleted: true}, {Key: keys.Device("gw", "up.yaml"), Revision: 11, Deleted: true}}, local)
+	check("the misfits deleted", 11, 0, "shared", "other", "extra", "zed")
+
 	_, again := newFleetSync(e.Config, slog.New(slog.DiscardHandler))
 	var ids []string
 	for _, d := range again {
 		ids = append(ids, d.ID)
 	}
-	if !slices.Equal(ids, []string{"shared", "other", "extra"}) {
+	if !slices.Equal(ids, []string{"shared", "other", "extra", "zed"}) {
 		t.Errorf("a restart starts with %v from the copy on disk", ids)
 	}
 }
