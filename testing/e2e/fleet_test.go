@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -76,10 +77,12 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 
 	stamp := time.Now().UnixNano()
 	gw := map[string]*crashEdged{}
+	localFile := map[string]string{}
 	for _, host := range []string{"gw-a", "gw-b"} {
 		s := crashConfigIn(t, mq.URL(), fmt.Sprintf("fleet-%s-%d", host, stamp), "",
 			fmt.Sprintf("fleet: {kv: {url: %q, bucket: fleet, prefix: e2e, host: %s}}\n", srv.URL(), host))
 		gw[host] = crashStart(t, bin, s.config)
+		localFile[host] = filepath.Join(filepath.Dir(s.config), "devices", "crash.yaml")
 	}
 	applied := func(host string, rev uint64) func() bool {
 		return func() bool { return fleetStatus(t, gw[host].httpAddr).Fleet.Revision >= rev }
@@ -110,6 +113,20 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 	pushAndWait([]string{"gw-a"}, "--host", "gw-a", extra)
 	if a, b := fleetStatus(t, gw["gw-a"].httpAddr), fleetStatus(t, gw["gw-b"].httpAddr); a.Devices != 3 || b.Devices != 2 || b.Fleet.Revision != rev1 {
 		t.Errorf("after the push to gw-a: gw-a runs %d devices, gw-b %d at revision %d; want 3 and 2 at %d", a.Devices, b.Devices, b.Fleet.Revision, rev1)
+	}
+
+	// A change of a local device file keeps the fleet's devices running.
+	before := fleetStatus(t, gw["gw-a"].httpAddr).Generation
+	body, err := os.ReadFile(localFile["gw-a"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashWriteFile(t, localFile["gw-a"], strings.Replace(string(body), "max_future_skew: 0s", "max_future_skew: 1h", 1))
+	harness.Eventually(t, reloadWait, "gw-a reloaded its local file", func() bool {
+		return fleetStatus(t, gw["gw-a"].httpAddr).Generation > before
+	})
+	if st := fleetStatus(t, gw["gw-a"].httpAddr); st.Devices != 3 {
+		t.Errorf("after a local reload gw-a runs %d devices, want 3: %+v", st.Devices, st)
 	}
 
 	// A changed bound for every gateway.
@@ -184,9 +201,10 @@ func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
 }
 
 type fleetStatusDoc struct {
-	Devices   int    `json:"devices"`
-	LastError string `json:"last_error"`
-	Fleet     struct {
+	Generation int64  `json:"generation"`
+	Devices    int    `json:"devices"`
+	LastError  string `json:"last_error"`
+	Fleet      struct {
 		Revision uint64 `json:"revision"`
 		FromDisk bool   `json:"from_disk"`
 		Rejected *struct {
