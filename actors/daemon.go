@@ -38,6 +38,8 @@ type Daemon struct {
 	status   *statusSampler // nil without http.listen
 	reload   *reloadState
 	applyMu  sync.Mutex // one reload at a time, and none once stopping
+	fleetMu  sync.Mutex
+	fleet    *fleetState // nil without fleet.kv
 
 	stopTicks chan struct{}
 	ticksOff  sync.Once

@@ -27,6 +27,9 @@ type ConfigStatus struct {
 	LastTookMS   int64    `json:"last_took_ms,omitempty"` // the latest applied reload
 	// LastHeldMS is how long, of that, the messages of the devices replaced waited.
 	LastHeldMS int64 `json:"last_held_ms,omitempty"`
+
+	// Fleet is, with fleet.kv, the bucket revision running (actors/fleet.go).
+	Fleet *FleetStatus `json:"fleet,omitempty"`
 }
 
 // reloadTimes is how long a reload took and how long of it the messages of the

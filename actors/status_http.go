@@ -19,7 +19,7 @@ const (
 func (d *Daemon) newStatusSampler() *statusSampler {
 	connected := func() bool { return d.upstream != nil && d.upstream.connected() }
 	s := newStatusSampler(d.metrics, d.cfg.Limits.MaxKeysPerWindow, d.upstream != nil, connected, statusEvery, statusSpan)
-	s.config = d.reload.snapshot
+	s.config = d.configStatus
 	return s
 }
 

@@ -16,6 +16,7 @@ type Daemon struct {
 	Limits         Limits
 	Broker         Broker
 	Upstream       Upstream
+	Fleet          Fleet
 	Devices        []*Device // sorted by file name
 
 	pos positions

@@ -37,6 +37,8 @@ import (
 //	upstream.max_rate        500 records/s
 //	upstream.outbox          max_bytes 64MiB, when_full drop_oldest
 //	upstream.jetstream       stream EDGED, storage file, duplicate_window 1h (nats:// only)
+//	fleet.kv.url             "" (no fleet bucket)
+//	fleet.kv                 bucket edged-fleet, prefix edged, host <hostname>
 //
 // Device file, per stream:
 //
@@ -154,6 +156,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "upstream.outbox.max_bytes", &u.Outbox.MaxBytes, DefaultOutboxBytes)
 	or(p, "upstream.outbox.when_full", &u.Outbox.WhenFull, DefaultWhenFull)
 	applyNATSDefaults(p, &u.NATS)
+	applyFleetDefaults(p, &d.Fleet.KV)
 }
 
 // applyDeviceDefaults fills what a device file left out.

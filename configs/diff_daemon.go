@@ -23,6 +23,7 @@ func RestartNeeded(old, new *Daemon) []string {
 		{"limits", old.Limits, new.Limits},
 		{"broker", old.Broker, new.Broker},
 		{"upstream", old.Upstream, new.Upstream},
+		{"fleet", old.Fleet, new.Fleet},
 	} {
 		if !reflect.DeepEqual(s.a, s.b) {
 			names = append(names, s.name)

@@ -67,7 +67,9 @@ func load(f files, file string) (*Daemon, error) {
 	applyDefaults(d)
 	for _, p := range []*string{&d.DataDir, &d.DevicesDir, &d.Broker.TLS.CA, &d.Broker.TLS.Cert, &d.Broker.TLS.Key,
 		&d.Upstream.TLS.CA, &d.Upstream.TLS.Cert, &d.Upstream.TLS.Key, &d.Broker.PasswordFile, &d.Upstream.PasswordFile,
-		&d.Upstream.NATS.TokenFile, &d.Upstream.NATS.NKeySeedFile, &d.Upstream.NATS.CredsFile} {
+		&d.Upstream.NATS.TokenFile, &d.Upstream.NATS.NKeySeedFile, &d.Upstream.NATS.CredsFile,
+		&d.Fleet.KV.PasswordFile, &d.Fleet.KV.TokenFile, &d.Fleet.KV.NKeySeedFile, &d.Fleet.KV.CredsFile,
+		&d.Fleet.KV.TLS.CA, &d.Fleet.KV.TLS.Cert, &d.Fleet.KV.TLS.Key} {
 		if *p != "" {
 			*p = f.resolve(file, *p)
 		}
@@ -77,7 +79,7 @@ func load(f files, file string) (*Daemon, error) {
 	// Without a readable daemon file devices_dir is a guess; reporting its
 	// devices would only add noise.
 	if parsed {
-		d.Devices = loadDevices(f, d.DevicesDir, r, &errs)
+		d.Devices = loadDevices(f, d.DevicesDir, d.Fleet.KV.Enabled(), r, &errs)
 	}
 	d.validate(&errs)
 	if err := errs.err(); err != nil {
@@ -100,13 +102,14 @@ func deviceFileLine(root *yaml.Node) (int, bool) {
 	return 0, false
 }
 
-// loadDevices decodes every device file in dir, in name order.
-func loadDevices(f files, dir string, r *report, errs *Errors) []*Device {
+// loadDevices decodes every device file in dir, in name order. The dir may be
+// empty when a fleet bucket supplies device files (emptyOK).
+func loadDevices(f files, dir string, emptyOK bool, r *report, errs *Errors) []*Device {
 	names, err := f.list(dir)
 	switch {
 	case err != nil:
 		r.at("devices_dir", "cannot list the device files in %s: %v", dir, cause(err))
-	case len(names) == 0:
+	case len(names) == 0 && !emptyOK:
 		r.at("devices_dir", "%s holds no device files (*.yaml, *.yml)", dir)
 	}
 	var devs []*Device

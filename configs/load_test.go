@@ -133,6 +133,7 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 			Batch: Batch{MaxRecords: 100, MaxDelay: time.Second}, MaxRate: 500,
 			Outbox: Outbox{MaxBytes: 64 << 20, WhenFull: "drop_oldest"},
 			NATS:   UpstreamNATS{JetStream: JetStream{Stream: "EDGED", Storage: "file", DuplicateWindow: time.Hour}}},
+		Fleet: Fleet{KV: FleetKV{Bucket: "edged-fleet", Prefix: "edged", Host: host}},
 	}
 	got := *d
 	got.Devices, got.pos = nil, nil

@@ -57,6 +57,10 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"upstream.jetstream.duplicate_window": short(d.Upstream.NATS.JetStream.DuplicateWindow),
 		"metrics.per_topic":                   fmt.Sprint(d.Metrics.PerTopic),
 		"limits.memory":                       bytesize(d.Limits.Memory),
+		"fleet.kv.url":                        fmt.Sprintf("%q (off)", d.Fleet.KV.URL),
+		"fleet.kv.bucket":                     d.Fleet.KV.Bucket + ", " + d.Fleet.KV.Prefix,
+		"fleet.kv.host":                       host(d.Fleet.KV.Host),
+		"fleet.kv.username":                   "none",
 	}
 	section := string(readme)
 	start := strings.Index(section, "### Daemon file")

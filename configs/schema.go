@@ -58,6 +58,7 @@ func daemonSchema(c *Daemon) binder {
 				field{"when_full", str(&c.Upstream.Outbox.WhenFull)},
 			)},
 		}, natsSchema(&c.Upstream.NATS)...)...)},
+		field{"fleet", fleetSchema(&c.Fleet.KV)},
 	)
 }
 

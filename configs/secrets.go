@@ -12,6 +12,8 @@ func readPasswords(f files, r *report, d *Daemon) {
 		{"broker.password_file", "password", &d.Broker.PasswordFile, &d.Broker.Password},
 		{"upstream.password_file", "password", &d.Upstream.PasswordFile, &d.Upstream.Password},
 		{"upstream.token_file", "token", &d.Upstream.NATS.TokenFile, &d.Upstream.NATS.Token},
+		{"fleet.kv.password_file", "password", &d.Fleet.KV.PasswordFile, &d.Fleet.KV.Password},
+		{"fleet.kv.token_file", "token", &d.Fleet.KV.TokenFile, &d.Fleet.KV.Token},
 	} {
 		if *s.file == "" {
 			continue

@@ -48,6 +48,7 @@ func (d *Daemon) validate(errs *Errors) {
 	if d.Upstream.Enabled() {
 		d.validateUpstream(r)
 	}
+	d.validateFleet(r)
 
 	owners := map[string]*Device{}
 	for _, dev := range d.Devices {

@@ -26,6 +26,7 @@ Usage:
   edged simulate --broker URL [...]                    publish a synthetic out-of-order sensor feed
   edged inspect  --data DIR [--device D] [--key K]     show persisted state (read-only)
   edged explain  --data DIR --window W --key K         why a window of a stopped edged has or has not fired
+  edged fleet    push|status --kv URL [...]             device files for many gateways in a NATS key-value bucket
   edged prune    --config FILE [--data DIR] [--dry-run]
                                                        delete the state of devices no longer configured (edged stopped)
   edged version                                        print the version, commit and Go version
@@ -62,6 +63,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"simulate": simulateCmd,
 	"inspect":  inspectCmd,
 	"explain":  explainCmd,
+	"fleet":    fleetCmd,
 	"prune":    pruneCmd,
 	"version":  versionCmd,
 }

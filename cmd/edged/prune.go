@@ -30,6 +30,13 @@ func pruneCmd(args []string, stdout, stderr io.Writer) error {
 	if *data != "" {
 		cfg.DataDir = *data
 	}
+	if cfg.Fleet.KV.Enabled() { // the fleet bucket's devices are configured too
+		fleetDevs, err := fleetDevicesKept(cfg)
+		if err != nil {
+			return err
+		}
+		cfg.Devices = append(cfg.Devices, fleetDevs...)
+	}
 	dur, err := persist.ParseDurability(cfg.Durability)
 	if err != nil {
 		return err

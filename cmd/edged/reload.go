@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type reloader struct {
 	d            *actors.Daemon
 	path         string
 	dataOverride string // --data, applied to every reloaded config as at start
+	// With fleet.kv, the fleet's device files join those read from disk, and
+	// local is the set of those last applied.
+	fleet *fleetSync
+	local []*configs.Device
 }
 
 func (r *reloader) reload(ctx context.Context) {
@@ -42,9 +47,15 @@ func (r *reloader) reload(ctx context.Context) {
 	if r.dataOverride != "" {
 		cfg.DataDir = r.dataOverride
 	}
+	local := cfg.Devices
+	if r.fleet != nil {
+		cfg.Devices = slices.Concat(local, r.fleet.Devices())
+	}
 	ctx, cancel := context.WithTimeout(ctx, reloadTimeout)
 	defer cancel()
-	_, _ = r.d.Reload(ctx, cfg) // the daemon logs and counts the outcome
+	if _, err := r.d.Reload(ctx, cfg); err == nil { // the daemon logs and counts the outcome
+		r.local = local
+	}
 }
 
 // watchDevices reports, debounced, changes to the device files (*.yaml, *.yml) in

@@ -14,6 +14,7 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/natsjs"
 	"github.com/edged/edged/persist"
 )
 
@@ -49,6 +50,7 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 			return err
 		}
 	}
+	fleet, local := withFleet(cfg, log)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	d, err := actors.Start(ctx, cfg, log)
@@ -73,11 +75,21 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 	defer signal.Stop(hup)
 	var changed <-chan struct{}
 	kick := make(chan struct{}, 1)
+	rl := &reloader{d: d, path: path, dataOverride: dataOverride, fleet: fleet, local: local}
+	var fleetChanges <-chan []natsjs.Entry
+	if fleet != nil {
+		if fleetChanges, err = fleet.start(ctx, d); err != nil {
+			_ = d.Stop(shutdownTimeout)
+			return err
+		}
+		defer fleet.close()
+	}
 	if path != "" {
 		changed = watchDevices(ctx, cfg.DevicesDir, log)
-		// Reloads run beside this loop, so SIGTERM stops edged even while one
-		// waits for a device's commits; one pending request covers many.
-		rl := &reloader{d: d, path: path, dataOverride: dataOverride}
+		// Reloads, and changes from the fleet bucket, run beside this loop, so
+		// SIGTERM stops edged even while one waits for a device's commits; one
+		// pending request covers many. They run one at a time, so the local and
+		// the fleet device files are combined in one place.
 		go func() {
 			for {
 				select {
@@ -85,6 +97,8 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 					return
 				case <-kick:
 					rl.reload(ctx)
+				case batch := <-fleetChanges:
+					fleet.apply(ctx, batch, rl.local)
 				}
 			}
 		}()
