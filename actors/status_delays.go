@@ -59,9 +59,11 @@ func delayRow(g *streamGroup, d *delayStats) DelayStatus {
 	late := int64(d.late.Load()) // before the counts, which record bumps first: late <= readings
 	h := d.hist.Snapshot()
 	x := DelayStatus{Device: g.device, Definition: g.stream, Strategy: d.strategy.String(), Since: d.since, Readings: h.Len()}
-	for i, p := range []**int64{&x.P50MS, &x.P90MS, &x.P99MS, &x.P999MS, &x.MaxMS} {
-		if v, ok := h.Quantile(tune.Percentiles[i]); ok {
-			*p = &v
+	if h.Len() > 0 {
+		q := new([5]int64) // one allocation for the five
+		for i, p := range []**int64{&x.P50MS, &x.P90MS, &x.P99MS, &x.P999MS, &x.MaxMS} {
+			q[i], _ = h.Quantile(tune.Percentiles[i])
+			*p = &q[i]
 		}
 	}
 	if d.strategy != watermark.Punctuated {
