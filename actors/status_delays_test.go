@@ -1,14 +1,17 @@
 package actors
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/edged/edged/configs"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/watermark/tune"
 )
@@ -128,5 +131,54 @@ func TestStatusDelaysJSONAndBoundChanges(t *testing.T) {
 	x := st.snapshot(statusTopN).Delays[0]
 	if x.Readings != 1 || *x.MaxMS != 1000 || x.MaxOutOfOrdernessMS != nil || x.LaterThanBound != 0 || x.Since != now+2000 {
 		t.Errorf("punctuated: %+v", x)
+	}
+}
+
+// A reload that changes a stream's bound starts its delay statistics afresh (the
+// late count is against one bound); one that leaves the stream alone keeps them.
+func TestReloadStartsTheDelaysAfreshOnlyWhenTheBoundChanges(t *testing.T) {
+	d, _, logs, path := reloadTestDaemon(t, map[string]string{"a": reloadDeviceFile("a")})
+	publish := func(at int64, ts int64) {
+		d.topo.router.route(&Inbound{Topic: "a/k", Payload: fmt.Appendf(nil, `{"ts":%d,"v":1}`, ts), QoS: 1, At: at}, func() {})
+	}
+	row := func() DelayStatus {
+		t.Helper()
+		s := newStatusSampler(d.metrics, 0, false, nil, statusEvery, statusSpan)
+		s.sample(time.UnixMilli(1_733_140_000_000))
+		if st := s.snapshot(statusTopN); len(st.Delays) == 1 {
+			return st.Delays[0]
+		}
+		t.Fatal("no single delay row")
+		return DelayStatus{}
+	}
+	reload := func(device string) {
+		t.Helper()
+		writeReloadFiles(t, filepath.Dir(path), map[string]string{"a": device})
+		cfg, err := configs.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Reload(context.Background(), cfg); err != nil {
+			t.Fatalf("reload refused: %v\n%s", err, logs)
+		}
+	}
+	publish(1, 1_733_140_000_300)
+	publish(2, 1_733_140_000_100) // 200 ms behind
+	if x := row(); x.Readings != 2 || x.LaterThanBound != 1 || *x.MaxMS != 200 {
+		t.Fatalf("before the reload: %+v", x)
+	}
+
+	w2 := strings.Replace(reloadDeviceFile("a"), "size: 1s, aggregates: [count]}", "size: 2s, aggregates: [count]}", 1)
+	reload(w2) // a window changes, the stream does not
+	publish(3, 1_733_140_000_400)
+	if x := row(); x.Readings != 3 || x.LaterThanBound != 1 {
+		t.Fatalf("after a reload that kept the stream: %+v", x)
+	}
+
+	reload(strings.Replace(w2, "max_out_of_orderness: 0s", "max_out_of_orderness: 500ms", 1))
+	publish(4, 1_733_140_000_500)
+	publish(5, 1_733_140_000_300) // 200 ms behind
+	if x := row(); x.Readings != 2 || x.LaterThanBound != 0 || *x.MaxOutOfOrdernessMS != 500 || *x.MaxMS != 200 {
+		t.Fatalf("after a reload that changed the bound: %+v (max %d, bound %d)", x, *x.MaxMS, *x.MaxOutOfOrdernessMS)
 	}
 }
