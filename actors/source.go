@@ -47,6 +47,7 @@ type source struct {
 	idleGauge    *statGauge
 	maxGauge     *statGauge
 	arrivalGauge *statGauge
+	delays       *delayStats
 }
 
 func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
@@ -68,6 +69,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 		idleGauge:    &st.idle,
 		maxGauge:     &st.maxEvent,
 		arrivalGauge: &st.arrival,
+		delays:       e.metrics.Streams.delays(st.group, p.wm),
 	}
 }
 
@@ -143,6 +145,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 			fallthrough
 		default:
 			s.recordsIn.Inc()
+			s.delays.record(s.gen.State().Max, r.TS)
 			handedOff = s.forward(ctx, m, id)
 		}
 	}

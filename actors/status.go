@@ -24,6 +24,12 @@ type Status struct {
 	Commits      CommitStatus    `json:"commits"`
 	Lag          LagHistory      `json:"lag_history"`
 	Config       *ConfigStatus   `json:"config,omitempty"`
+
+	// Delays are the delay distributions per stream definition, as `edged tune`
+	// measures them; DelaysTotal counts them all, Delays holds at most
+	// statusMaxStreams, the largest fraction later than the bound first.
+	Delays      []DelayStatus `json:"delays"`
+	DelaysTotal int           `json:"delays_total"`
 }
 
 // StreamStatus is one concrete topic of one device.
@@ -123,6 +129,7 @@ func (s *statusSampler) sample(now time.Time) {
 	defer s.mu.Unlock()
 	s.derive(st, cur)
 	s.sampleStreams(st, cur.at)
+	s.sampleDelays(st, cur.at)
 	s.prev = cur
 	s.last = st
 }

@@ -61,6 +61,7 @@ type topicStats struct {
 type streamGroup struct {
 	device, stream string
 	topics         []*topicStats
+	delays         *delayStats // nil until a source of the group starts; under streamStats.mu
 }
 
 type topicRef struct{ device, topic string }

@@ -52,6 +52,12 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 	if n := strings.Count(dom, `<circle class="pt"`); n < 2 {
 		t.Errorf("the lag plot has %d points, want at least 2; DOM:\n%s", n, dom)
 	}
+	// The demo's readings arrive out of order: its stream definition's delay row
+	// has readings and quantiles.
+	delay := regexp.MustCompile(`<tr class="delay" data-definition="[^"]+">(?:<td class="l">[^<]*</td>){3}<td>[1-9]\d*</td>(?:<td>\d+</td>){5}`)
+	if !delay.MatchString(dom) {
+		t.Errorf("the page has no delay row with readings and quantiles; DOM:\n%s", dom)
+	}
 
 	dir := os.Getenv("EDGED_ARTIFACTS")
 	if dir == "" {

@@ -12,7 +12,9 @@
 // Quantiles are exact, by the nearest-rank method: the q-quantile of n sorted
 // samples is the sample of rank ceil(q·n) (1-based), and always a sample. All
 // fractions are integers in parts per million, so results do not depend on
-// floating point.
+// floating point. Hist is the same distribution in fixed buckets, for a
+// running daemon that cannot keep every sample: its quantiles are the exact
+// ones to within a bucket.
 //
 // Pure and deterministic: it imports the watermark package and the standard
 // library only, and takes processing time as arguments.

@@ -33,20 +33,14 @@ func (s *Stream) Observe(ts, at int64) {
 		s.future++
 		return
 	}
-	switch {
-	case !s.seen:
-		s.delays = append(s.delays, 0)
-	case ts > s.max:
-		s.delays = append(s.delays, 0)
-		s.gaps = append(s.gaps, at-s.lastAt)
-	default:
-		s.delays = append(s.delays, s.max-ts)
+	if s.seen {
 		s.gaps = append(s.gaps, at-s.lastAt)
 	}
 	if !s.seen || ts > s.max {
 		s.max = ts
 		s.advances = append(s.advances, advance{ts, at})
 	}
+	s.delays = append(s.delays, Delay(s.max, ts))
 	s.seen, s.lastAt = true, at
 }
 
