@@ -98,6 +98,7 @@ type statusSampler struct {
 
 	mu     sync.Mutex
 	prev   *sample
+	minute []*sample // the samples of the last minute, oldest first: per-minute rates
 	ring   lagRing
 	last   *Status
 	config func() *ConfigStatus // nil: no config block (tests)
@@ -127,6 +128,10 @@ func (s *statusSampler) sample(now time.Time) {
 	st, cur := s.build(now.UnixMilli())
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.minute = append(s.minute, cur)
+	for len(s.minute) > 1 && s.minute[0].at < cur.at-time.Minute.Milliseconds() {
+		s.minute = s.minute[1:]
+	}
 	s.derive(st, cur)
 	s.sampleStreams(st, cur.at)
 	s.sampleDelays(st, cur.at)
@@ -162,12 +167,15 @@ func (s *statusSampler) derive(st *Status, cur *sample) {
 		}
 		return (now - before) / dt
 	}
-	for i := range st.Windows {
-		w := &st.Windows[i]
-		k := w.Device + "/" + w.Window
-		if s.prev != nil {
-			w.FiringsPerMin = 60 * rate(cur.firings[k], s.prev.firings[k])
-			w.LateUpdatesPerMin = 60 * rate(cur.updates[k], s.prev.updates[k])
+	// Windows fire in bursts at their ends, so their rates span the last minute,
+	// not one sampling interval (which would read 0 between bursts).
+	if len(s.minute) > 0 {
+		base := s.minute[0]
+		for i := range st.Windows {
+			w := &st.Windows[i]
+			k := w.Device + "/" + w.Window
+			w.FiringsPerMin = perMinute(cur.at-base.at, cur.firings[k], base.firings[k])
+			w.LateUpdatesPerMin = perMinute(cur.at-base.at, cur.updates[k], base.updates[k])
 		}
 	}
 	if s.prev != nil {
@@ -178,6 +186,14 @@ func (s *statusSampler) derive(st *Status, cur *sample) {
 			st.Commits.RecentMeanS = (cur.commitSumS - s.prev.commitSumS) / n
 		}
 	}
+}
+
+// perMinute is the rate of a counter that went from before to now in ms.
+func perMinute(ms int64, now, before float64) float64 {
+	if ms <= 0 || now < before {
+		return 0
+	}
+	return (now - before) * 60_000 / float64(ms)
 }
 
 // entryFor returns the element of list that index maps key to, appending a fresh one

@@ -99,3 +99,29 @@ func TestStatusPageIsReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// Windows fire in bursts at their ends: a per-minute rate over one 2 s sampling
+// interval reads 0 between bursts. It must cover the last minute.
+func TestStatusFiringsPerMinuteCoverTheLastMinuteNotOneInterval(t *testing.T) {
+	m := NewMetrics()
+	s := newStatusSampler(m, 100, false, nil, 2*time.Second, time.Minute)
+	t0 := time.UnixMilli(1_700_000_000_000)
+	firings := m.Firings.WithLabelValues("d", "w")
+	for i := range 31 { // 60 s of 2 s samples; 8 results at every fifth sample (a 10 s window, 8 keys)
+		if i > 0 && i%5 == 0 {
+			firings.Add(8)
+		}
+		s.sample(t0.Add(time.Duration(i) * 2 * time.Second))
+	}
+	st := s.snapshot(statusTopN)
+	if len(st.Windows) != 1 || st.Windows[0].FiringsPerMin != 48 {
+		t.Errorf("firings per minute = %+v, want 48 (6 bursts of 8 in the last 60 s)", st.Windows)
+	}
+	// Past the minute, the rate forgets the bursts before it.
+	for i := 31; i < 61; i++ {
+		s.sample(t0.Add(time.Duration(i) * 2 * time.Second))
+	}
+	if st := s.snapshot(statusTopN); st.Windows[0].FiringsPerMin != 0 {
+		t.Errorf("firings per minute a minute after the last burst = %v, want 0", st.Windows[0].FiringsPerMin)
+	}
+}
