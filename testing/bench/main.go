@@ -83,7 +83,7 @@ func run(o *options) error {
 		return err
 	}
 	rows = append(rows, row{name: "Go loop: fastjson + map of accumulators", m: loop})
-	var memory *measurement
+	var memory, process *measurement
 	for _, d := range []string{"memory", "process", "power"} {
 		fmt.Fprintf(os.Stderr, "replay, durability %s\n", d)
 		m, err := measure(dir, "replay", d, input)
@@ -92,6 +92,9 @@ func run(o *options) error {
 		}
 		if memory == nil {
 			memory = m
+		}
+		if d == "process" {
+			process = m
 		}
 		rows = append(rows, row{name: "edged replay, durability " + d, m: m, base: memory})
 	}
@@ -107,14 +110,19 @@ func run(o *options) error {
 		return err
 	}
 	rows = append(rows, row{name: fmt.Sprintf("edged replay, %d sensors = %d open windows, process", wideSensors, wideSensors), m: m, base: memory})
+	tg := &targets{loop: loop, process: process, wide: m,
+		restart: "no restart run in make bench yet (see the README's restart numbers)"}
+	fmt.Fprintln(os.Stderr, "go test -bench BenchmarkReplay, BenchmarkHeapPerIdleKey")
+	tg.gob = runGoBench()
 	if !o.skipLive {
-		live, err := liveSearch(dir, o)
-		if err != nil {
+		if tg.live, err = liveSearch(dir, o); err != nil {
 			return err
 		}
-		rows = append(rows, live...)
 	}
-	printTable(os.Stdout, o, rows, loop, time.Since(began))
+	printTable(os.Stdout, o, rows, loop)
+	fmt.Fprintln(os.Stdout)
+	tg.print(os.Stdout, o)
+	fmt.Fprintf(os.Stdout, "\n(took %s)\n", time.Since(began).Round(time.Second))
 	return nil
 }
 
