@@ -53,6 +53,7 @@ type trial struct {
 	edgedCPU  float64       // CPU seconds of each process within the window
 	brokerCPU float64
 	benchCPU  float64 // the publisher and the result collector
+	otherCPU  float64 // every other process on the machine
 	maxRSS    float64 // daemon's peak RSS, MiB
 	rows      int     // result rows checked against the oracle
 	latencies []time.Duration
@@ -61,9 +62,9 @@ type trial struct {
 }
 
 func (t *trial) String() string {
-	s := fmt.Sprintf("%.0f msg/s: sent %d in %s, edged counted %d by the last publish and %d %s later, shed %d, failed %d, %d rows checked; CPU cores edged %.2f, broker %.2f, publisher+collector %.2f",
+	s := fmt.Sprintf("%.0f msg/s: sent %d in %s, edged counted %d by the last publish and %d %s later, shed %d, failed %d, %d rows checked; CPU cores edged %.2f, broker %.2f, publisher+collector %.2f, other processes %.2f",
 		t.rate, t.sent, t.paced.Round(time.Millisecond), t.atEnd, t.received, grace, t.dropped, t.failed, t.rows,
-		t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU))
+		t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU), t.cores(t.otherCPU))
 	if !t.ok {
 		s += " -> not sustained: " + t.why
 	}
@@ -83,8 +84,8 @@ func (t *trial) bottleneck() string {
 	if t.brokerCPU > cpu {
 		name, cpu = "broker", t.brokerCPU
 	}
-	return fmt.Sprintf("%s (at %.0f msg/s: edged %.2f, broker %.2f, publisher %.2f cores of 2)", name, t.rate,
-		t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU))
+	return fmt.Sprintf("%s (at %.0f msg/s: edged %.2f, broker %.2f, publisher %.2f, other processes %.2f cores of 2)", name, t.rate,
+		t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU), t.cores(t.otherCPU))
 }
 
 func (t *trial) lagged() bool { return t.why == whyLagged }
@@ -204,6 +205,10 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	if err != nil {
 		return nil, err
 	}
+	m0, err := machineBusy()
+	if err != nil {
+		return nil, err
+	}
 	s0, began := selfCPU(), time.Now()
 	var pacedAt time.Time
 	var scrapeErr error
@@ -229,8 +234,13 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	if err != nil {
 		return nil, err
 	}
+	m1, err := machineBusy()
+	if err != nil {
+		return nil, err
+	}
 	t.window = time.Since(began)
 	t.edgedCPU, t.brokerCPU, t.benchCPU = e1-e0, b1-b0, selfCPU()-s0
+	t.otherCPU = max(m1-m0-t.edgedCPU-t.brokerCPU-t.benchCPU, 0)
 	if t.maxRSS, err = procHWM(pid); err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func run(o *options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	began := time.Now()
+	began, load := time.Now(), loadAverage()
 	input := filepath.Join(dir, "feed.jsonl")
 	fmt.Fprintf(os.Stderr, "generating %d records from %d sensors into %s\n", o.records, o.sensors, input)
 	if err := generateFeed(input, o.records, o.sensors, o.rate); err != nil {
@@ -110,8 +110,16 @@ func run(o *options) error {
 		return err
 	}
 	rows = append(rows, row{name: fmt.Sprintf("edged replay, %d sensors = %d open windows, process", wideSensors, wideSensors), m: m, base: memory})
-	tg := &targets{loop: loop, process: process, wide: m,
-		restart: "no restart run in make bench yet (see the README's restart numbers)"}
+	tg := &targets{loop: loop, process: process, wide: m}
+	if !o.skipLive {
+		fmt.Fprintf(os.Stderr, "restart with %d open windows\n", restartWindows)
+		tg.restart, tg.restartErr = measureRestart(dir)
+		if tg.restartErr != nil {
+			fmt.Fprintf(os.Stderr, "restart: %v\n", tg.restartErr)
+		} else {
+			fmt.Fprintf(os.Stderr, "restart: %s\n", tg.restart)
+		}
+	}
 	fmt.Fprintln(os.Stderr, "go test -bench BenchmarkReplay, BenchmarkHeapPerIdleKey")
 	tg.gob = runGoBench()
 	if !o.skipLive {
@@ -122,7 +130,8 @@ func run(o *options) error {
 	printTable(os.Stdout, o, rows, loop)
 	fmt.Fprintln(os.Stdout)
 	tg.print(os.Stdout, o)
-	fmt.Fprintf(os.Stdout, "\n(took %s)\n", time.Since(began).Round(time.Second))
+	fmt.Fprintf(os.Stdout, "\n(took %s; 1-minute load average %s at the start, %s at the end)\n",
+		time.Since(began).Round(time.Second), load, loadAverage())
 	return nil
 }
 

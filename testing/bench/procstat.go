@@ -58,3 +58,41 @@ func procHWM(pid int) (float64, error) {
 // selfCPU is this process's CPU seconds so far: the publisher and the result
 // collector of the live trials.
 func selfCPU() float64 { return cpuSeconds(rusage()) }
+
+// machineBusy is the CPU seconds all processes have used so far (/proc/stat),
+// so a trial can tell how much of the cores other work on the machine took.
+func machineBusy() (float64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: first line %q is not the cpu total", line)
+	}
+	var busy float64
+	for i, s := range f[1:8] { // user nice system idle iowait irq softirq
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, s, err)
+		}
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy / clockTicks, nil
+}
+
+// loadAverage is the first field of /proc/loadavg, or "?".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
