@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,17 +76,22 @@ func (t *trial) String() string {
 func (t *trial) cores(cpu float64) float64 { return cpu / t.window.Seconds() }
 
 // bottleneck names, for a trial that failed, what gave out: the publisher if it
-// lagged or its publishes failed, else the process using the most CPU.
+// lagged; the machine if its cores were all busy (other processes included);
+// else the process using the most CPU.
 func (t *trial) bottleneck() string {
-	if t.lagged() {
-		return fmt.Sprintf("publisher (%.2f cores)", t.cores(t.benchCPU))
+	cores := fmt.Sprintf("at %.0f msg/s: edged %.2f, broker %.2f, publisher %.2f, other processes %.2f cores of %d",
+		t.rate, t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU), t.cores(t.otherCPU), runtime.NumCPU())
+	busy := t.cores(t.edgedCPU + t.brokerCPU + t.benchCPU + t.otherCPU)
+	switch {
+	case t.lagged():
+		return "publisher (" + cores + ")"
+	case busy >= 0.95*float64(runtime.NumCPU()):
+		return "the CPU: every core busy (" + cores + ")"
+	case t.brokerCPU > t.edgedCPU:
+		return "broker (" + cores + ")"
+	default:
+		return "edged (" + cores + ")"
 	}
-	name, cpu := "edged", t.edgedCPU
-	if t.brokerCPU > cpu {
-		name, cpu = "broker", t.brokerCPU
-	}
-	return fmt.Sprintf("%s (at %.0f msg/s: edged %.2f, broker %.2f, publisher %.2f, other processes %.2f cores of 2)", name, t.rate,
-		t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU), t.cores(t.otherCPU))
 }
 
 func (t *trial) lagged() bool { return t.why == whyLagged }
