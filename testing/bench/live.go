@@ -203,50 +203,43 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	defer pub.Close(time.Second)
 
 	pid, brokerPID := d.cmd.Process.Pid, mq.cmd.Process.Pid
-	e0, err := procCPU(pid)
+	c0, err := readCPU(pid, brokerPID)
 	if err != nil {
 		return nil, err
 	}
-	b0, err := procCPU(brokerPID)
-	if err != nil {
-		return nil, err
-	}
-	m0, err := machineBusy()
-	if err != nil {
-		return nil, err
-	}
-	s0, began := selfCPU(), time.Now()
-	var pacedAt time.Time
-	var scrapeErr error
+	began := time.Now()
+	// The trial ends grace after the last publish, whether or not the broker
+	// has acknowledged every QoS 1 publish by then: what edged counts later
+	// was not processed within the trial.
+	ended := make(chan error, 1)
 	s, err := publishFeed(ctx, pub, byte(qos), rate, o.sensors, o.liveSeconds, func() {
-		pacedAt = time.Now()
-		t.atEnd, _, scrapeErr = scrape(metricsURL)
+		var err error
+		t.atEnd, _, err = scrape(metricsURL)
+		if err != nil {
+			ended <- err
+			return
+		}
+		time.AfterFunc(grace, func() {
+			var err error
+			defer func() { ended <- err }()
+			if t.received, t.dropped, err = scrape(metricsURL); err != nil {
+				return
+			}
+			var c1 cpuSample
+			if c1, err = readCPU(pid, brokerPID); err != nil {
+				return
+			}
+			t.window = time.Since(began)
+			t.edgedCPU, t.brokerCPU, t.benchCPU = c1.edged-c0.edged, c1.broker-c0.broker, c1.bench-c0.bench
+			t.otherCPU = max(c1.machine-c0.machine-t.edgedCPU-t.brokerCPU-t.benchCPU, 0)
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	if scrapeErr != nil {
-		return nil, scrapeErr
-	}
-	time.Sleep(time.Until(pacedAt.Add(grace))) // the trial's end, not a wait for a condition
-	if t.received, t.dropped, err = scrape(metricsURL); err != nil {
+	if err := <-ended; err != nil {
 		return nil, err
 	}
-	e1, err := procCPU(pid)
-	if err != nil {
-		return nil, err
-	}
-	b1, err := procCPU(brokerPID)
-	if err != nil {
-		return nil, err
-	}
-	m1, err := machineBusy()
-	if err != nil {
-		return nil, err
-	}
-	t.window = time.Since(began)
-	t.edgedCPU, t.brokerCPU, t.benchCPU = e1-e0, b1-b0, selfCPU()-s0
-	t.otherCPU = max(m1-m0-t.edgedCPU-t.brokerCPU-t.benchCPU, 0)
 	if t.maxRSS, err = procHWM(pid); err != nil {
 		return nil, err
 	}
@@ -274,6 +267,26 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 		t.ok = true
 	}
 	return t, nil
+}
+
+// cpuSample is the CPU seconds used so far by edged, the broker, this process
+// and the whole machine.
+type cpuSample struct{ edged, broker, bench, machine float64 }
+
+func readCPU(edgedPID, brokerPID int) (cpuSample, error) {
+	var c cpuSample
+	var err error
+	if c.edged, err = procCPU(edgedPID); err != nil {
+		return c, err
+	}
+	if c.broker, err = procCPU(brokerPID); err != nil {
+		return c, err
+	}
+	if c.machine, err = machineBusy(); err != nil {
+		return c, err
+	}
+	c.bench = selfCPU()
+	return c, nil
 }
 
 // scrape sums edged's records-in and overload counters from /metrics.
