@@ -53,7 +53,7 @@ func main() {
 	flag.Float64Var(&o.rate, "rate", 10, "readings per second of each sensor in the generated file")
 	flag.DurationVar(&o.liveSeconds, "live-trial", 5*time.Second, "publishing time of one live trial")
 	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
-	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT part (no mosquitto needed)")
+	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()
