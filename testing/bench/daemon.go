@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/edged/edged/actors"
 )
 
 // daemonProc is a running `edged run` child on the benchmark config.
@@ -76,4 +80,22 @@ func (d *daemonProc) stop() error {
 		d.cmd.Process.Kill()
 		return errors.New("the daemon child did not stop within 40s")
 	}
+}
+
+// childDaemon is `edged run` on the benchmark config: it prints its metrics
+// address once it takes messages and stops cleanly on SIGTERM.
+func childDaemon(a *childArgs) error {
+	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+	d, err := actors.Start(ctx, cfg, discardLogger())
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ready %s\n", d.HTTPAddr())
+	<-ctx.Done()
+	return d.Stop(30 * time.Second)
 }

@@ -6,35 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/edged/edged/actors"
 	"github.com/edged/edged/mqtt"
 )
-
-// childDaemon is `edged run` on the benchmark config: it prints its metrics
-// address once it takes messages and stops cleanly on SIGTERM.
-func childDaemon(a *childArgs) error {
-	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer cancel()
-	d, err := actors.Start(ctx, cfg, discardLogger())
-	if err != nil {
-		return err
-	}
-	fmt.Printf("ready %s\n", d.HTTPAddr())
-	<-ctx.Done()
-	return d.Stop(30 * time.Second)
-}
 
 // grace is how long after its last publish a trial lets edged finish: a
 // message not counted by then was not processed within the trial.

@@ -67,15 +67,16 @@ func (col *collector) snapshot() ([]received, []error) {
 	return slices.Clone(col.got), slices.Clone(col.errs)
 }
 
-// due is the windows whose end the published feed's watermark passed: each
-// must have fired.
+// due is the windows, among those the published messages fall into, whose
+// end their sensor's watermark passed: each must have fired.
 func due(s *sent) map[windows.Ref]bool {
 	out := map[windows.Ref]bool{}
-	for key, ms := range s.marks {
-		first := ms[0].ts - ms[0].ts%windowMS
+	for _, e := range s.events {
+		ms := s.marks[e.Key]
 		wm := ms[len(ms)-1].ts - boundMS - 1
-		for start := first; start+windowMS-1 <= wm; start += windowMS {
-			out[windows.Ref{Key: key, Window: windows.Window{Start: start, End: start + windowMS}}] = true
+		start := e.TS - e.TS%windowMS
+		if start+windowMS-1 <= wm {
+			out[windows.Ref{Key: e.Key, Window: windows.Window{Start: start, End: start + windowMS}}] = true
 		}
 	}
 	return out
