@@ -18,6 +18,7 @@ type childArgs struct {
 	input      string // replay file; broker URL of a daemon child
 	qos        int
 	dir        string
+	keepOpen   bool
 }
 
 func (a *childArgs) register() {
@@ -25,6 +26,7 @@ func (a *childArgs) register() {
 	flag.StringVar(&a.input, "input", "", "internal: replay file of a child")
 	flag.StringVar(&a.dir, "dir", "", "internal: working directory of a child")
 	flag.IntVar(&a.qos, "qos", 1, "internal: QoS of a daemon child's subscription")
+	flag.BoolVar(&a.keepOpen, "keep-open", false, "internal: a replay child leaves its windows open in its data dir")
 }
 
 // measurement is what a child reports about its measured section.
@@ -69,18 +71,25 @@ func runChild(kind string, a *childArgs) error {
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
-// measure runs one child and decodes its report.
+// measure runs one child in a fresh directory and decodes its report.
 func measure(dir, kind, durability, input string) (*measurement, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	sub, err := os.MkdirTemp(dir, kind+"-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(sub)
-	cmd := exec.Command(self, "-child", kind, "-durability", durability, "-input", input, "-dir", sub)
+	return measureIn(sub, kind, durability, input)
+}
+
+// measureIn runs one child working in sub, extra flags appended, and decodes
+// its report.
+func measureIn(sub, kind, durability, input string, extra ...string) (*measurement, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"-child", kind, "-durability", durability, "-input", input, "-dir", sub}, extra...)
+	cmd := exec.Command(self, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -3,108 +3,131 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/edged/edged/actors"
 	"github.com/edged/edged/mqtt"
-	"github.com/edged/edged/testing/sim"
 )
 
-// childDaemon is `edged run` on the benchmark config: it prints its metrics
-// address once it takes messages and stops cleanly on SIGTERM.
-func childDaemon(a *childArgs) error {
-	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer cancel()
-	d, err := actors.Start(ctx, cfg, discardLogger())
-	if err != nil {
-		return err
-	}
-	fmt.Printf("ready %s\n", d.HTTPAddr())
-	<-ctx.Done()
-	return d.Stop(30 * time.Second)
-}
+// grace is how long after its last publish a trial lets edged finish: a
+// message not counted by then was not processed within the trial.
+const grace = 250 * time.Millisecond
 
 // trial is one live run at a fixed publish rate.
 type trial struct {
 	rate      float64 // msg/s asked for
+	qos       int
 	sent      int
-	received  int64
-	dropped   int64 // QoS 0 messages edged shed at intake
 	failed    int   // publishes the broker refused or never confirmed
-	published time.Duration
-	drained   time.Duration // from the end of publishing to the last record counted
-	cpu       float64       // daemon's user+system seconds
-	maxRSS    float64       // daemon's peak RSS, MiB
+	atEnd     int64 // messages edged had counted when the last one was published
+	received  int64 // ... and grace later
+	dropped   int64 // QoS 0 messages edged shed at intake
+	paced     time.Duration
+	window    time.Duration // first publish to grace after the last: the CPU window
+	edgedCPU  float64       // CPU seconds of each process within the window
+	brokerCPU float64
+	benchCPU  float64 // the publisher and the result collector
+	otherCPU  float64 // every other process on the machine
+	maxRSS    float64 // daemon's peak RSS, MiB
+	rows      int     // result rows checked against the oracle
+	latencies []time.Duration
 	ok        bool
 	why       string
 }
 
 func (t *trial) String() string {
-	s := fmt.Sprintf("%.0f msg/s: sent %d, edged counted %d, shed %d, failed %d, publishing took %s, drained in %s",
-		t.rate, t.sent, t.received, t.dropped, t.failed, t.published.Round(time.Millisecond), t.drained.Round(time.Millisecond))
+	s := fmt.Sprintf("%.0f msg/s: sent %d in %s, edged counted %d by the last publish and %d %s later, shed %d, failed %d, %d rows checked; CPU cores edged %.2f, broker %.2f, publisher+collector %.2f, other processes %.2f",
+		t.rate, t.sent, t.paced.Round(time.Millisecond), t.atEnd, t.received, grace, t.dropped, t.failed, t.rows,
+		t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU), t.cores(t.otherCPU))
 	if !t.ok {
 		s += " -> not sustained: " + t.why
 	}
 	return s
 }
 
-// liveSearch finds, for QoS 0 and 1, the highest rate sustained: every message
-// counted by edged, none shed, and the backlog gone within drainLimit.
-func liveSearch(dir string, o *options) ([]row, error) {
-	mq, err := startMosquitto(mustTemp(dir, "mosquitto-"))
+// cores is CPU seconds per second of the trial's window.
+func (t *trial) cores(cpu float64) float64 { return cpu / t.window.Seconds() }
+
+// bottleneck names, for a trial that failed, what gave out: the publisher if it
+// lagged; the machine if its cores were all busy (other processes included);
+// else the process using the most CPU.
+func (t *trial) bottleneck() string {
+	cores := fmt.Sprintf("at %.0f msg/s: edged %.2f, broker %.2f, publisher %.2f, other processes %.2f cores of %d",
+		t.rate, t.cores(t.edgedCPU), t.cores(t.brokerCPU), t.cores(t.benchCPU), t.cores(t.otherCPU), runtime.NumCPU())
+	busy := t.cores(t.edgedCPU + t.brokerCPU + t.benchCPU + t.otherCPU)
+	switch {
+	case t.lagged():
+		return "publisher (" + cores + ")"
+	case busy >= 0.95*float64(runtime.NumCPU()):
+		return "the CPU: every core busy (" + cores + ")"
+	case t.brokerCPU > t.edgedCPU:
+		return "broker (" + cores + ")"
+	default:
+		return "edged (" + cores + ")"
+	}
+}
+
+func (t *trial) lagged() bool { return t.why == whyLagged }
+
+const whyLagged = "the publisher could not keep the pace"
+
+// liveResult is what the live part measured.
+type liveResult struct {
+	best     [2]*trial // highest sustained rate per QoS
+	limit    [2]*trial // lowest rate not sustained per QoS
+	fixed    [2]*trial // the fixed-rate CPU trial per QoS
+	latency  *trial    // QoS 1 at latencyRate
+	searched [2]bool
+}
+
+// Fixed rates of the CPU and latency rows.
+const (
+	cpuRate     = 20_000
+	latencyRate = 10_000
+)
+
+// liveSearch measures, at QoS 0 and 1, edged's CPU per message at cpuRate and
+// the highest rate sustained (every message processed within the trial, none
+// shed, every window row right), and the result latency at latencyRate.
+func liveSearch(dir string, o *options) (*liveResult, error) {
+	res := &liveResult{}
+	for _, qos := range []int{0, 1} {
+		if err := searchRate(dir, qos, o, res); err != nil {
+			return nil, err
+		}
+	}
+	t, err := runTrial(dir, 1, latencyRate, o)
 	if err != nil {
 		return nil, err
 	}
-	defer mq.stop()
-	var rows []row
-	for _, qos := range []int{0, 1} {
-		best, err := searchRate(dir, mq.url, qos, o)
-		if err != nil {
-			return nil, err
-		}
-		r := row{name: fmt.Sprintf("edged run, Mosquitto QoS %d, highest lossless rate", qos), live: true}
-		if best != nil {
-			// The rate is the one asked for: the feed spreads sent messages
-			// over the trial (plus the disorder tail).
-			r.m = &measurement{Events: int64(best.sent), Seconds: float64(best.sent) / best.rate, CPU: best.cpu, MaxRSS: best.maxRSS}
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
+	fmt.Fprintf(os.Stderr, "live QoS 1 latency trial: %s\n", t)
+	res.latency = t
+	return res, nil
 }
 
-const drainLimit = 2 * time.Second
-
-func searchRate(dir, url string, qos int, o *options) (*trial, error) {
+func searchRate(dir string, qos int, o *options, res *liveResult) error {
 	deadline := time.Now().Add(o.liveBudget)
-	var best *trial
 	lo, hi := 0.0, 0.0 // highest sustained, lowest not sustained
-	rate := 4000.0
+	rate := float64(cpuRate)
 	for i := 0; i < 10 && time.Now().Before(deadline); i++ {
-		t, err := runTrial(dir, url, qos, rate, o)
+		t, err := runTrial(dir, qos, rate, o)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fmt.Fprintf(os.Stderr, "live QoS %d: %s\n", qos, t)
+		if rate == cpuRate {
+			res.fixed[qos] = t
+		}
 		if t.ok {
-			lo, best = rate, t
+			lo, res.best[qos] = rate, t
 		} else {
-			hi = rate
+			hi, res.limit[qos] = rate, t
 		}
 		switch {
 		case hi == 0:
@@ -112,7 +135,8 @@ func searchRate(dir, url string, qos int, o *options) (*trial, error) {
 		case lo == 0:
 			rate /= 2
 		case hi/lo < 1.15:
-			return best, nil
+			res.searched[qos] = true
+			return nil
 		default:
 			rate = (lo + hi) / 2
 		}
@@ -120,113 +144,128 @@ func searchRate(dir, url string, qos int, o *options) (*trial, error) {
 			break
 		}
 	}
-	return best, nil
+	return nil
 }
 
-func runTrial(dir, url string, qos int, rate float64, o *options) (*trial, error) {
-	t := &trial{rate: rate}
-	self, err := os.Executable()
+// runTrial runs one trial against a fresh Mosquitto: a broker shared between
+// trials would keep queueing QoS 1 copies for the previous daemons' persistent
+// sessions and hand the next daemon what they left.
+func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
+	t := &trial{rate: rate, qos: qos}
+	mq, err := startMosquitto(mustTemp(dir, "mosquitto-"))
 	if err != nil {
 		return nil, err
 	}
+	defer mq.stop()
 	sub := mustTemp(dir, "daemon-")
 	defer os.RemoveAll(sub)
-	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", sub)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
+	d, err := startDaemon(sub, mq.url, qos)
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	exited := make(chan error, 1)
-	addr := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		addr <- strings.TrimSpace(strings.TrimPrefix(line, "ready "))
-		io.Copy(io.Discard, stdout)
-		exited <- cmd.Wait()
-	}()
-	var metricsURL string
-	select {
-	case a := <-addr:
-		if a == "" {
-			return nil, fmt.Errorf("the daemon child did not start: %v", <-exited)
-		}
-		metricsURL = "http://" + a + "/metrics"
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		return nil, errors.New("the daemon child did not start within 30s")
-	}
+	defer d.stop()
+	metricsURL, stop := d.metricsURL, d.stop
 
-	sensors := o.sensors
-	feed, err := sim.NewFeed(sim.Config{
-		Sensors: sensors, Rate: rate / float64(sensors), Duration: o.liveSeconds,
-		Disorder: 500 * time.Millisecond, Seed: 2, Start: time.Now().UnixMilli(),
+	ctx, cancel := context.WithTimeout(context.Background(), 3*o.liveSeconds+20*time.Second)
+	defer cancel()
+	col, err := collect(ctx, mq.url)
+	if err != nil {
+		return nil, err
+	}
+	defer col.close()
+	pub, err := mqtt.Connect(ctx, mqtt.Options{
+		URL: mq.url, ClientID: fmt.Sprintf("bench-pub-%d", time.Now().UnixNano()), CleanSession: true, Logger: discardLogger(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*o.liveSeconds+10*time.Second)
-	defer cancel()
-	pub, err := mqtt.Connect(ctx, mqtt.Options{
-		URL: url, ClientID: fmt.Sprintf("bench-pub-%d", time.Now().UnixNano()), CleanSession: true, Logger: discardLogger(),
-	})
+	defer pub.Close(time.Second)
+
+	pid, brokerPID := d.cmd.Process.Pid, mq.cmd.Process.Pid
+	c0, err := readCPU(pid, brokerPID)
 	if err != nil {
 		return nil, err
 	}
 	began := time.Now()
-	s := sim.Publish(ctx, feed, pub, byte(qos))
-	t.published = time.Since(began)
-	pub.Close(time.Second)
-	t.sent, t.failed = s.Total, s.Failed
+	// The trial ends grace after the last publish, whether or not the broker
+	// has acknowledged every QoS 1 publish by then: what edged counts later
+	// was not processed within the trial.
+	ended := make(chan error, 1)
+	s, err := publishFeed(ctx, pub, byte(qos), rate, o.sensors, o.liveSeconds, func() {
+		var err error
+		t.atEnd, _, err = scrape(metricsURL)
+		if err != nil {
+			ended <- err
+			return
+		}
+		time.AfterFunc(grace, func() {
+			var err error
+			defer func() { ended <- err }()
+			if t.received, t.dropped, err = scrape(metricsURL); err != nil {
+				return
+			}
+			var c1 cpuSample
+			if c1, err = readCPU(pid, brokerPID); err != nil {
+				return
+			}
+			t.window = time.Since(began)
+			t.edgedCPU, t.brokerCPU, t.benchCPU = c1.edged-c0.edged, c1.broker-c0.broker, c1.bench-c0.bench
+			t.otherCPU = max(c1.machine-c0.machine-t.edgedCPU-t.brokerCPU-t.benchCPU, 0)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := <-ended; err != nil {
+		return nil, err
+	}
+	if t.maxRSS, err = procHWM(pid); err != nil {
+		return nil, err
+	}
+	t.sent, t.failed, t.paced = s.total, s.failed, s.paced
 
-	// Wait until edged counted everything, or stopped making progress.
-	end := time.Now()
-	last, lastChange := int64(-1), time.Now()
-	for time.Since(end) < 15*time.Second {
-		in, shed, err := scrape(metricsURL)
-		if err != nil {
-			return nil, err
-		}
-		t.received, t.dropped = in, shed
-		if in != last {
-			last, lastChange = in, time.Now()
-			t.drained = time.Since(end)
-		}
-		if in+shed >= int64(t.sent) || time.Since(lastChange) > 2*drainLimit {
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // polling the daemon's counters
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			return nil, fmt.Errorf("daemon child: %w", err)
-		}
-	case <-time.After(40 * time.Second):
-		cmd.Process.Kill()
-		return nil, errors.New("the daemon child did not stop within 40s")
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		t.cpu = cpuSeconds(*ru)
-		t.maxRSS = float64(ru.Maxrss) / 1024
+	col.awaitResults(due(s), 2*time.Second)
+	got, decodeErrs := col.snapshot()
+	var problem string
+	t.rows, problem, t.latencies = check(s, got, decodeErrs)
+	if err := stop(); err != nil {
+		return nil, err
 	}
 	switch {
 	case t.failed > 0:
 		t.why = fmt.Sprintf("%d publishes failed", t.failed)
+	case s.lagged:
+		t.why = whyLagged
+	case t.dropped > 0:
+		t.why = fmt.Sprintf("edged shed %d messages", t.dropped)
 	case t.received < int64(t.sent):
-		t.why = fmt.Sprintf("%d messages lost", int64(t.sent)-t.received)
-	case t.drained > drainLimit:
-		t.why = fmt.Sprintf("backlog took %s to drain", t.drained.Round(time.Millisecond))
-	case t.published > o.liveSeconds+time.Second: // the feed's last messages are due at most 500 ms after it
-		t.why = "the publisher could not keep the pace"
+		t.why = fmt.Sprintf("%d messages not processed within %s of the last publish", int64(t.sent)-t.received, grace)
+	case problem != "":
+		t.why = problem
 	default:
 		t.ok = true
 	}
 	return t, nil
+}
+
+// cpuSample is the CPU seconds used so far by edged, the broker, this process
+// and the whole machine.
+type cpuSample struct{ edged, broker, bench, machine float64 }
+
+func readCPU(edgedPID, brokerPID int) (cpuSample, error) {
+	var c cpuSample
+	var err error
+	if c.edged, err = procCPU(edgedPID); err != nil {
+		return c, err
+	}
+	if c.broker, err = procCPU(brokerPID); err != nil {
+		return c, err
+	}
+	if c.machine, err = machineBusy(); err != nil {
+		return c, err
+	}
+	c.bench = selfCPU()
+	return c, nil
 }
 
 // scrape sums edged's records-in and overload counters from /metrics.

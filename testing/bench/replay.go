@@ -32,7 +32,7 @@ func childReplay(a *childArgs) (*measurement, error) {
 	defer in.Close()
 	var out countingWriter
 	st, err := actors.Replay(actors.ReplayOptions{
-		Config: cfg, Input: bufio.NewReaderSize(in, 1<<20), Output: &out, DataDir: data, Durability: dur,
+		Config: cfg, Input: bufio.NewReaderSize(in, 1<<20), Output: &out, DataDir: data, Durability: dur, KeepOpen: a.keepOpen,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("replaying %s: %w", a.input, err)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"time"
 )
 
 // row is one line of the table; base is the row its "vs memory" ratio divides by.
@@ -13,32 +12,23 @@ type row struct {
 	name string
 	m    *measurement
 	base *measurement
-	live bool
 }
 
 // printTable writes the markdown table the README documents.
-func printTable(w io.Writer, o *options, rows []row, loop *measurement, took time.Duration) {
+func printTable(w io.Writer, o *options, rows []row, loop *measurement) {
 	fmt.Fprintln(w, header(o))
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| run | events/s | vs Go loop | vs memory | CPU s per M events | peak RSS MiB | note |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|")
 	for _, r := range rows {
-		if r.m == nil {
-			fmt.Fprintf(w, "| %s | - | - | - | - | - | no rate was sustained |\n", r.name)
-			continue
-		}
 		vsMemory := ""
 		if r.base != nil {
 			vsMemory = fmt.Sprintf("%.2f", r.m.rate()/r.base.rate())
 		}
 		note := r.m.Note
-		if r.live {
-			note = "CPU and RSS of the whole daemon run (startup included); publisher and broker on the same cores"
-		}
 		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %.2f | %.0f | %s |\n",
 			r.name, thousands(r.m.rate()), r.m.rate()/loop.rate(), vsMemory, r.m.cpuPerMillion(), r.m.MaxRSS, note)
 	}
-	fmt.Fprintf(w, "\n(took %s)\n", took.Round(time.Second))
 }
 
 func thousands(f float64) string {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; 100 on every
+// Linux architecture Go supports.
+const clockTicks = 100
+
+// procCPU is the user+system CPU seconds pid has used so far, read while it
+// runs, so a trial can take the CPU of its own window rather than the whole
+// process lifetime (start-up and shutdown excluded).
+func procCPU(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces; the fields after it are fixed.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name in %q", pid, b)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the command name, want at least 13", pid, len(f))
+	}
+	ut, err1 := strconv.ParseFloat(f[11], 64) // utime, field 14
+	st, err2 := strconv.ParseFloat(f[12], 64) // stime, field 15
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q are not numbers", pid, f[11], f[12])
+	}
+	return (ut + st) / clockTicks, nil
+}
+
+// procHWM is pid's peak resident set so far (VmHWM), MiB.
+func procHWM(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/%d/status: VmHWM %q: %w", pid, v, err)
+			}
+			return kb / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
+}
+
+// selfCPU is this process's CPU seconds so far: the publisher and the result
+// collector of the live trials.
+func selfCPU() float64 { return cpuSeconds(rusage()) }
+
+// machineBusy is the CPU seconds all processes have used so far (/proc/stat),
+// so a trial can tell how much of the cores other work on the machine took.
+func machineBusy() (float64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: first line %q is not the cpu total", line)
+	}
+	var busy float64
+	for i, s := range f[1:8] { // user nice system idle iowait irq softirq
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: cpu field %d %q: %w", i+1, s, err)
+		}
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy / clockTicks, nil
+}
+
+// loadAverage is the first field of /proc/loadavg, or "?".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
