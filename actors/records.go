@@ -8,7 +8,7 @@ import (
 	"github.com/edged/edged/windows"
 )
 
-// appendResult encodes a result record (DESIGN.md, "Contracts") with values in the
+// appendResult encodes a result record (README, "Result record") with values in the
 // order the window's aggregates were configured, so output is byte-stable.
 func appendResult(b []byte, device, window string, r *windows.Result, emittedAt int64) []byte {
 	b = append(b, `{"device":`...)

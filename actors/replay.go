@@ -21,7 +21,7 @@ import (
 // ReplayOptions configure `edged replay`.
 type ReplayOptions struct {
 	Config     *configs.Daemon
-	Input      io.Reader // JSON lines: messages and explicit watermarks (DESIGN.md)
+	Input      io.Reader // JSON lines: messages and explicit watermarks (README, "Tuning with replay")
 	Output     io.Writer // JSON lines: results, {"late": ...}, {"watermark": ...}
 	Watermarks bool      // also write every watermark change
 	DataDir    string    // "" keeps state in memory

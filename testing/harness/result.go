@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Result is the result record of DESIGN.md as a consumer decodes it.
+// Result is the result record (README, "Result record") as a consumer decodes it.
 type Result struct {
 	Device   string              `json:"device"`
 	Window   string              `json:"window"`
