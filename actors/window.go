@@ -1,12 +1,9 @@
 package actors
 
 import (
-	"strings"
-
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -51,7 +48,7 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 	m := e.metrics
 	return &window{
 		env: e, device: device, plan: p, key: key, committer: committer,
-		topic:       renderTopic(p.cfg.Output.Topic, device, p.cfg.Name, key),
+		topic:       p.topic.render(key),
 		op:          windows.NewOperator(p.op),
 		valve:       watermark.NewValve(),
 		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
@@ -65,14 +62,6 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		lateUpdates: m.LateUpdates.WithLabelValues(device, p.cfg.Name),
 		openGauge:   m.OpenWindows.WithLabelValues(device, p.cfg.Name),
 	}
-}
-
-// renderTopic fills an output topic template. Each value is escaped into one topic
-// level (mqtt.EscapeLevel), so a key holding '/', '+', '#' or NUL can add no level and
-// no wildcard; the result record keeps the raw key.
-func renderTopic(tmpl, device, window, key string) string {
-	return strings.NewReplacer("{device}", mqtt.EscapeLevel(device), "{window}", mqtt.EscapeLevel(window),
-		"{key}", mqtt.EscapeLevel(key)).Replace(tmpl)
 }
 
 func (w *window) Receive(ctx actor.Context) {
