@@ -270,6 +270,10 @@ func (d *Daemon) close() {
 // Metrics exposes the daemon's registry (tests read counters from it).
 func (d *Daemon) Metrics() *Metrics { return d.metrics }
 
+// Restored returns a channel closed once every device the daemon started with has
+// restored its saved state: from then on its messages are processed, not held.
+func (d *Daemon) Restored() <-chan struct{} { return d.topo.restore.restored() }
+
 // HTTPAddr is the address the metrics and health endpoint listens on.
 func (d *Daemon) HTTPAddr() string { return d.httpAddr }
 

@@ -33,6 +33,7 @@ type windowPlan struct {
 	stream int
 	fields []int  // for each aggregate field, its index in the stream's values
 	def    []byte // persisted descriptor: a restart with other aggregates must not reuse state
+	topic  topicTemplate
 }
 
 // compile builds the plan of device d; maxKeyBytes is limits.max_key_bytes.
@@ -81,7 +82,8 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 			fields = append(fields, idx)
 		}
 		def, _ := json.Marshal(WindowDef{w.Type, w.Size.Milliseconds(), w.Slide.Milliseconds(), w.Gap.Milliseconds(), w.Offset.Milliseconds(), w.Aggregates})
-		p.windows = append(p.windows, windowPlan{cfg: w, op: op, stream: si, fields: fields, def: def})
+		p.windows = append(p.windows, windowPlan{cfg: w, op: op, stream: si, fields: fields, def: def,
+			topic: compileTopic(w.Output.Topic, d.ID, w.Name)})
 		p.streams[si].windows = append(p.streams[si].windows, wi)
 	}
 	return p, nil

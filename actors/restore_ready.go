@@ -3,7 +3,6 @@ package actors
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -16,7 +15,9 @@ import (
 // restoreGate counts the device pipelines that have not finished their first restore,
 // at start and after a live reload started or replaced them.
 type restoreGate struct {
-	left atomic.Int64
+	mu      sync.Mutex
+	left    int
+	waiters []chan struct{} // closed when left reaches 0
 }
 
 // watch wraps the producer of a device's pipeline so that the end of its first
@@ -24,15 +25,45 @@ type restoreGate struct {
 // the device was ready before; a panic during the first restore leaves it counted
 // until the restarted pipeline's restore succeeds.
 func (g *restoreGate) watch(produce actor.Producer) actor.Producer {
-	g.left.Add(1)
+	g.mu.Lock()
+	g.left++
+	g.mu.Unlock()
 	var once sync.Once
-	done := func() { once.Do(func() { g.left.Add(-1) }) }
+	done := func() { once.Do(g.restoredOne) }
 	return func() actor.Actor { return &restoreWatch{Actor: produce(), done: done} }
+}
+
+func (g *restoreGate) restoredOne() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.left--
+	if g.left == 0 {
+		for _, w := range g.waiters {
+			close(w)
+		}
+		g.waiters = nil
+	}
+}
+
+// restored returns a channel closed once every device watched so far has restored.
+func (g *restoreGate) restored() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := make(chan struct{})
+	if g.left == 0 {
+		close(c)
+	} else {
+		g.waiters = append(g.waiters, c)
+	}
+	return c
 }
 
 // problem describes the devices still restoring, or "".
 func (g *restoreGate) problem() string {
-	if n := g.left.Load(); n > 0 {
+	g.mu.Lock()
+	n := g.left
+	g.mu.Unlock()
+	if n > 0 {
 		return fmt.Sprintf("restoring state: %d devices not yet restored, their messages wait", n)
 	}
 	return ""

@@ -23,7 +23,7 @@ type source struct {
 	handle    *sourceHandle
 
 	bound   map[keyID]*boundKey // window actors this stream feeds
-	routed  map[keyID]uint64    // keys without an address: records routed through the pipeline
+	routed  map[keyID]uint64    // keys without an address: records routed through the pipeline; nil when none
 	fed     []*boundKey         // the same, in binding order: watermarks go to each
 	touched []*boundKey         // sent something since the last flush
 	now     int64               // the latest processing time seen
@@ -55,7 +55,6 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
-		routed:       map[keyID]uint64{},
 		pending:      newPendingUnits(),
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),

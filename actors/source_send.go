@@ -41,6 +41,9 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 			ctx.Send(b.pid, rec)
 			continue
 		}
+		if s.routed == nil {
+			s.routed = map[keyID]uint64{}
+		}
 		s.routed[id]++
 		ctx.Send(ctx.Parent(), &routeRecord{win: wi, rec: rec, seq: s.routed[id]})
 	}
@@ -54,6 +57,9 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 		return
 	}
 	delete(s.routed, m.id)
+	if len(s.routed) == 0 {
+		s.routed = nil // most sources bind their few keys once: spare the idle map
+	}
 	if m.pid == nil {
 		return // the key was refused (key limit): its next reading asks again
 	}
@@ -125,4 +131,7 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		ctx.Send(b.pid, f)
 	}
 	s.touched = s.touched[:0]
+	// Records sent since the last flush hold their values; the next one cuts a new
+	// chunk, so an idle source holds none.
+	s.arena = nil
 }

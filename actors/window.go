@@ -1,12 +1,9 @@
 package actors
 
 import (
-	"strings"
-
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -29,12 +26,11 @@ type window struct {
 	rec   windows.Record
 
 	dirty      map[windows.Window]bool // true: write, false: delete
-	open       map[int64]struct{}      // starts of the windows holding state
+	open       int                     // windows holding state, as counted in openGauge
 	valveDirty bool
-	joined     bool                // a stream fed the key for the first time since the last flush
-	fired      bool                // a window fired or was purged since the valve was saved
-	gens       []generation        // QoS 1 ids applied in flushes not yet committed, oldest first
-	inputs     map[string]struct{} // streams that fed the key
+	joined     bool         // a stream fed the key for the first time since the last flush
+	fired      bool         // a window fired or was purged since the valve was saved
+	gens       []generation // QoS 1 ids applied in flushes not yet committed, oldest first
 	defSaved   bool
 	stateSize  int  // bytes of the largest window state encoded so far
 	earlyAsked bool // an earlyWanted is out and its fireEarly has not come
@@ -51,13 +47,11 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 	m := e.metrics
 	return &window{
 		env: e, device: device, plan: p, key: key, committer: committer,
-		topic:       renderTopic(p.cfg.Output.Topic, device, p.cfg.Name, key),
+		topic:       p.topic.render(key),
 		op:          windows.NewOperator(p.op),
 		valve:       watermark.NewValve(),
 		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
 		dirty:       map[windows.Window]bool{},
-		open:        map[int64]struct{}{},
-		inputs:      map[string]struct{}{},
 		pending:     newPendingUnits(),
 		restored:    restored,
 		reload:      reload,
@@ -67,20 +61,12 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 	}
 }
 
-// renderTopic fills an output topic template. Each value is escaped into one topic
-// level (mqtt.EscapeLevel), so a key holding '/', '+', '#' or NUL can add no level and
-// no wildcard; the result record keeps the raw key.
-func renderTopic(tmpl, device, window, key string) string {
-	return strings.NewReplacer("{device}", mqtt.EscapeLevel(device), "{window}", mqtt.EscapeLevel(window),
-		"{key}", mqtt.EscapeLevel(key)).Replace(tmpl)
-}
-
 func (w *window) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		w.onStarted()
 	case *actor.Stopped, *actor.Restarting: // a restarted key counts its windows again
-		w.openGauge.Sub(float64(len(w.open)))
+		w.openGauge.Sub(float64(w.open))
 	case *RecordDecoded:
 		w.onRecord(m)
 		w.wantEarly(ctx)
@@ -153,8 +139,7 @@ func (w *window) onWatermark(m *WatermarkEmitted) {
 // observe feeds a stream's status to the valve and advances the operator when the
 // combined watermark moves.
 func (w *window) observe(stream string, st watermark.Status, now int64) {
-	if _, ok := w.inputs[stream]; !ok {
-		w.inputs[stream] = struct{}{}
+	if !w.valve.Has(stream) {
 		w.joined = true
 	}
 	out, changed := w.valve.Update(stream, st)
@@ -211,17 +196,18 @@ func (w *window) drain(now int64) {
 	}
 	for _, p := range w.out.Purged {
 		w.dirty[p.Window] = false
-		if _, ok := w.open[p.Window.Start]; ok {
-			delete(w.open, p.Window.Start)
-			w.openGauge.Dec()
-		}
 	}
 	for _, u := range w.out.Updated {
 		w.dirty[u.Window] = true
-		if _, ok := w.open[u.Window.Start]; !ok {
-			w.open[u.Window.Start] = struct{}{}
-			w.openGauge.Inc()
-		}
 	}
+	w.countOpen()
 	w.out.Reset()
+}
+
+// countOpen brings openGauge to the windows the operator holds for the key.
+func (w *window) countOpen() {
+	if n := w.op.Open(w.key); n != w.open {
+		w.openGauge.Add(float64(n - w.open))
+		w.open = n
+	}
 }

@@ -37,13 +37,9 @@ func (w *window) onStarted() {
 				"device", w.device, "window", w.plan.cfg.Name, "key", w.key, "start", saved.Start, "err", err)
 			continue
 		}
-		w.open[win.Start] = struct{}{}
 	}
-	w.openGauge.Add(float64(len(w.open)))
+	w.countOpen()
 	w.valve.Restore(ks.Valve)
-	for _, in := range ks.Valve {
-		w.inputs[in.Input] = struct{}{}
-	}
 	// The saved operator watermark, not the valve's rebuilt output, which can come back
 	// lower for a key fed by several streams: a lower one would let a record re-create
 	// a window that was already purged.

@@ -83,6 +83,12 @@ func (v *Valve) recompute() {
 }
 
 // Status returns the combined status.
+// Has reports whether input has fed the valve.
+func (v *Valve) Has(input string) bool {
+	_, found := slices.BinarySearchFunc(v.inputs, input, compareInput)
+	return found
+}
+
 func (v *Valve) Status() Status { return v.out }
 
 // State returns a copy of the inputs, sorted by Input.

@@ -226,6 +226,14 @@ func (o *Operator) keyState(key string) *keyState {
 	return ks
 }
 
+// Open returns how many windows of key hold state.
+func (o *Operator) Open(key string) int {
+	if ks := o.keys[key]; ks != nil {
+		return len(ks.wins)
+	}
+	return 0
+}
+
 // Windows returns the live windows of key, ascending by start.
 func (o *Operator) Windows(key string) []Window {
 	ks := o.keys[key]

@@ -44,6 +44,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 // files reload the config: a valid one is applied live, an invalid one or one that
 // needs a restart is refused and the daemon keeps its current config.
 func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io.Writer) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	return serveUntil(ctx, cfg, path, dataOverride, reset, stderr)
+}
+
+// serveUntil is serve until ctx is done.
+func serveUntil(ctx context.Context, cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io.Writer) error {
 	log := newLogger(cfg.Log, stderr)
 	if reset {
 		if err := resetState(cfg, log); err != nil {
@@ -51,8 +58,6 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 		}
 	}
 	fleet, local := withFleet(cfg, log)
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
 	d, err := actors.Start(ctx, cfg, log)
 	if err != nil && ctx.Err() != nil {
 		// Stopped while still waiting for the broker: nothing was taken, nothing is lost.
@@ -67,9 +72,9 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 	if err != nil {
 		return err
 	}
-	if err := sdNotify("READY=1"); err != nil {
-		log.Warn("cannot tell systemd that edged is ready", "err", err)
-	}
+	// Ready once every device has restored its state: until then its messages wait,
+	// and a unit ordered after edged must not start seconds too early.
+	restored := d.Restored()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -111,6 +116,11 @@ func serve(cfg *configs.Daemon, path, dataOverride string, reset bool, stderr io
 	}
 	for {
 		select {
+		case <-restored:
+			restored = nil
+			if err := sdNotify("READY=1"); err != nil {
+				log.Warn("cannot tell systemd that edged is ready", "err", err)
+			}
 		case <-ctx.Done():
 			log.Info("stopping", "timeout", shutdownTimeout)
 			_ = sdNotify("STOPPING=1")

@@ -7,7 +7,7 @@ import (
 
 // sdNotify tells systemd about the daemon's state (READY=1, STOPPING=1) when it
 // runs as a Type=notify unit, so `systemctl start` returns only once edged is
-// connected and consuming, and dependants start after that. Outside systemd
+// connected, restored and consuming, and dependants start after that. Outside systemd
 // NOTIFY_SOCKET is unset and this does nothing.
 func sdNotify(state string) error {
 	path := os.Getenv("NOTIFY_SOCKET")
