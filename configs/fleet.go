@@ -93,21 +93,7 @@ func (d *Daemon) validateFleet(r *report) {
 	if r.required("fleet.kv.host", k.Host) && k.Host == FleetAllHost {
 		r.at("fleet.kv.host", "%q is reserved for the device files of every gateway; set another host name", FleetAllHost)
 	}
-	set := 0
-	for _, v := range []string{k.Username + k.Password, k.Token, k.NKeySeedFile, k.CredsFile} {
-		if v != "" {
-			set++
-		}
-	}
-	if set > 1 {
-		r.at("fleet.kv", "set only one way to authenticate to NATS: username/password, token, nkey_seed_file or creds_file")
-	}
-	if k.NKeySeedFile != "" {
-		r.natsKeyFile("fleet.kv.nkey_seed_file", k.NKeySeedFile, false)
-	}
-	if k.CredsFile != "" {
-		r.natsKeyFile("fleet.kv.creds_file", k.CredsFile, true)
-	}
+	r.natsAuth("fleet.kv", k.Username+k.Password, k.Token, k.NKeySeedFile, k.CredsFile)
 	r.tls("fleet.kv", k.URL, k.TLS)
 }
 

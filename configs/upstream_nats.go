@@ -87,21 +87,7 @@ func (r *report) natsURL(path, raw string) {
 // than at the first connection.
 func (d *Daemon) validateNATS(r *report) {
 	n := d.Upstream.NATS
-	set := 0
-	for _, v := range []string{d.Upstream.Username + d.Upstream.Password, n.Token, n.NKeySeedFile, n.CredsFile} {
-		if v != "" {
-			set++
-		}
-	}
-	if set > 1 {
-		r.at("upstream", "set only one way to authenticate to NATS: username/password, token, nkey_seed_file or creds_file")
-	}
-	if n.NKeySeedFile != "" {
-		r.natsKeyFile("upstream.nkey_seed_file", n.NKeySeedFile, false)
-	}
-	if n.CredsFile != "" {
-		r.natsKeyFile("upstream.creds_file", n.CredsFile, true)
-	}
+	r.natsAuth("upstream", d.Upstream.Username+d.Upstream.Password, n.Token, n.NKeySeedFile, n.CredsFile)
 	js := n.JetStream
 	if r.required("upstream.jetstream.stream", js.Stream) && strings.ContainsAny(js.Stream, " \t\r\n.*>/\\") {
 		r.at("upstream.jetstream.stream", "%q is not a JetStream stream name: it must not hold whitespace, '.', '*', '>', '/' or '\\'", js.Stream)
@@ -109,6 +95,26 @@ func (d *Daemon) validateNATS(r *report) {
 	r.oneOf("upstream.jetstream.storage", js.Storage, "file", "memory")
 	if js.DuplicateWindow < MinDuplicateWindow {
 		r.at("upstream.jetstream.duplicate_window", "must be at least %v (edged resends a batch that got no ack within a minute, and the copy must fall within the window), got %v", MinDuplicateWindow, js.DuplicateWindow)
+	}
+}
+
+// natsAuth checks the credentials of one NATS connection (section names it in
+// errors): at most one way to authenticate, and readable key files.
+func (r *report) natsAuth(section, userPassword, token, nkeySeedFile, credsFile string) {
+	set := 0
+	for _, v := range []string{userPassword, token, nkeySeedFile, credsFile} {
+		if v != "" {
+			set++
+		}
+	}
+	if set > 1 {
+		r.at(section, "set only one way to authenticate to NATS: username/password, token, nkey_seed_file or creds_file")
+	}
+	if nkeySeedFile != "" {
+		r.natsKeyFile(section+".nkey_seed_file", nkeySeedFile, false)
+	}
+	if credsFile != "" {
+		r.natsKeyFile(section+".creds_file", credsFile, true)
 	}
 }
 
