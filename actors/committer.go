@@ -41,6 +41,9 @@ func newCommitter(e *env, device string) *committer {
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
+		if !m.carriesMain() {
+			defer m.release() // nothing else of it is read past this message
+		}
 		if m.Epoch <= c.settled {
 			c.units = append(c.units, m.Units...)
 			return
@@ -201,6 +204,9 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 			}
 		}
 		c.held = append(c.held, u.acks...)
+		if u.reply != nil {
+			u.reply.release() // the last read of u
+		}
 	}
 	if len(results.Entries) > 0 {
 		ctx.Send(c.env.sink, results)

@@ -36,7 +36,13 @@ type RecordDecoded struct {
 	Payload []byte
 	Arrived int64
 	ack     *ack
+	// Values points here when the stream reads few fields (the usual case): the
+	// values travel in the record's own allocation, not in one of their own.
+	valueBuf [inlineValues]windows.Value
 }
+
+// inlineValues is how many values a record holds without an allocation.
+const inlineValues = 2
 
 // sourceWanted asks the pipeline for the source actor of a topic, spawned if new; the
 // answer is its *sourceHandle.

@@ -31,7 +31,7 @@ type source struct {
 	gen      *watermark.Generator
 	ext      *mqtt.Extractor
 	reading  mqtt.Reading
-	arena    []windows.Value // record values are cut from here to spare an allocation each
+	arena    []windows.Value // values of records with more than inlineValues are cut from here
 	nextEmit int64
 	restored *watermark.GeneratorState
 	reload   bool // a restart after a panic: state comes from the store
@@ -190,16 +190,21 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 // arenaChunk is how many values one allocation serves.
 const arenaChunk = 32
 
-func (s *source) values(vs []mqtt.Value) []windows.Value {
-	if cap(s.arena)-len(s.arena) < len(vs) {
-		// Small chunks: a gateway has thousands of sources, each holding one.
-		s.arena = make([]windows.Value, 0, max(arenaChunk, len(vs)))
+// values converts a reading's values into inline (a record's own buffer) if they fit,
+// else into a slice cut from the arena.
+func (s *source) values(inline []windows.Value, vs []mqtt.Value) []windows.Value {
+	out := inline[:0:cap(inline)]
+	if len(vs) > cap(out) {
+		if cap(s.arena)-len(s.arena) < len(vs) {
+			// Small chunks: a gateway has thousands of sources, each holding one.
+			s.arena = make([]windows.Value, 0, max(arenaChunk, len(vs)))
+		}
+		n := len(s.arena)
+		s.arena = s.arena[:n+len(vs)]
+		out = s.arena[n : n : n+len(vs)]
 	}
-	n := len(s.arena)
-	s.arena = s.arena[:n+len(vs)]
-	out := s.arena[n : n+len(vs) : n+len(vs)]
-	for i, v := range vs {
-		out[i] = windows.Value{Num: v.Num, Str: v.Str, Kind: windowsKind(v.Kind)}
+	for _, v := range vs {
+		out = append(out, windows.Value{Num: v.Num, Str: v.Str, Kind: windowsKind(v.Kind)})
 	}
 	return out
 }

@@ -24,10 +24,10 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	r := &s.reading
 	rec := &m.rec
 	*rec = RecordDecoded{
-		Stream: s.topic, Key: r.Key, TS: r.TS,
-		Values: s.values(r.Values), Status: s.status(),
+		Stream: s.topic, Key: r.Key, TS: r.TS, Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
 	}
+	rec.Values = s.values(rec.valueBuf[:0], r.Values)
 	if s.env.traceWatermark != nil {
 		// The record carries the watermark it moved to the window actors, which may
 		// fire on it before the next periodic emit: the trace must show it first.

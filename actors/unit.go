@@ -22,6 +22,8 @@ type unit struct {
 	bytes   int // values in outbox and puts, roughly
 
 	committed atomic.Bool // set by the committer once the unit is durable
+	reply     *Flushed    // the pooled reply this is the main unit of (see replies); nil if none
+	slab      []byte      // window states are encoded into it, one buffer for the unit's puts
 
 	// An actor's unit of one flush usually holds one ack, one window state or one
 	// stream state: a unit from newUnit keeps them in these, not in an allocation each.
@@ -37,7 +39,46 @@ func newUnit() *unit {
 	return u
 }
 
-func (u *unit) init() { u.acks, u.puts = u.ackBuf[:0], u.putBuf[:0] }
+// init readies a new or reset unit; a reused one keeps the buffers reset left it.
+func (u *unit) init() {
+	if u.acks == nil {
+		u.acks = u.ackBuf[:0]
+	}
+	if u.puts == nil {
+		u.puts = u.putBuf[:0]
+	}
+	u.committed.Store(false)
+}
+
+// maxKeptLen bounds the buffers a pooled unit keeps, in elements (bytes for the
+// slab): an actor's usual flush fits, a burst's buffers go to the garbage collector.
+const maxKeptLen = 64
+
+// reset empties the unit for reuse, dropping what it referenced; committed stays as
+// it is until init (see replies).
+func (u *unit) reset() {
+	u.stream, u.valve, u.def, u.bytes = nil, nil, nil, 0
+	u.puts = emptied(u.puts)
+	u.deletes = emptied(u.deletes)
+	u.marks = emptied(u.marks)
+	u.outbox = emptied(u.outbox)
+	u.dequeue = emptied(u.dequeue)
+	u.acks = emptied(u.acks)
+	u.slab = u.slab[:0]
+	if cap(u.slab) > maxKeptLen*64 {
+		u.slab = nil
+	}
+	u.streamBuf = streamPut{}
+}
+
+// emptied clears s and returns it with length 0, or nil if it is too big to keep.
+func emptied[T any](s []T) []T {
+	clear(s)
+	if cap(s) > maxKeptLen {
+		return nil
+	}
+	return s[:0]
+}
 
 // setStream puts the stream's generator state into the unit.
 func (u *unit) setStream(s streamPut) {
@@ -128,7 +169,7 @@ type pendingUnits struct {
 }
 
 // newPendingUnits starts an actor's changes in the reply to its first flush: the
-// reply and the unit it will most likely carry are one allocation.
+// reply and the unit it will most likely carry are one object, taken from replies.
 func newPendingUnits() pendingUnits {
 	var p pendingUnits
 	p.renew()
@@ -136,8 +177,7 @@ func newPendingUnits() pendingUnits {
 }
 
 func (p *pendingUnits) renew() {
-	p.reply = &Flushed{}
-	p.reply.main.init()
+	p.reply = takeReply()
 	p.main = &p.reply.main
 }
 

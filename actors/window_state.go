@@ -3,6 +3,7 @@ package actors
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -121,7 +122,7 @@ func (w *window) saveState() {
 		if !put {
 			continue
 		}
-		state, ok := w.op.AppendState(encodeWindowEnd(win, w.stateSize), w.key, win)
+		state, ok := u.appendWindowState(w.op, w.key, win, w.stateSize)
 		if ok {
 			w.stateSize = max(w.stateSize, len(state))
 			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
@@ -156,9 +157,21 @@ func (w *window) settleGenerations(units []*unit) {
 
 // A saved window is its end (the store keys it by start) followed by the operator's
 // own versioned encoding.
-// sizeHint is the largest state seen so far, so one allocation usually holds it.
-func encodeWindowEnd(win windows.Window, sizeHint int) []byte {
-	return binary.AppendVarint(make([]byte, 0, max(sizeHint, 64)), win.End)
+
+// appendWindowState encodes a saved window into the unit's slab and returns it, or
+// false if the operator no longer holds the window. The batch copies states in, so
+// the slab lives as long as the unit. sizeHint is the largest state seen so far, so
+// the slab usually grows at most once.
+func (u *unit) appendWindowState(op *windows.Operator, key string, win windows.Window, sizeHint int) ([]byte, bool) {
+	start := len(u.slab)
+	b := slices.Grow(u.slab, max(sizeHint, 64))
+	b, ok := op.AppendState(binary.AppendVarint(b, win.End), key, win)
+	if !ok {
+		return nil, false
+	}
+	// A slab that grew leaves the states cut before in the old array, which they keep.
+	u.slab = b
+	return b[start:len(b):len(b)], true
 }
 
 // DecodeSavedWindow splits a saved window into the window and the operator's

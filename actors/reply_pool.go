@@ -1,0 +1,40 @@
+package actors
+
+import (
+	"slices"
+	"sync"
+)
+
+// replies recycles Flushed replies with the main unit each embeds: an actor flushes
+// every commit interval, and a new reply per flush was two allocations per event.
+//
+// Lifetime: an actor takes a reply when it starts collecting a flush's changes
+// (pendingUnits.renew) and sends it to its committer at the flush. From then on the
+// committer owns it and puts it back once nothing reads it: on receipt if its main
+// unit is not among the units it carries (nothing changed in it), else after the
+// commit that made that unit durable handed its results and acks on
+// (committer.handOn). A failed commit keeps it until the retry succeeds.
+//
+// A window's generation may still point to a unit that went back to the pool. The
+// unit stays committed until it is taken again, and is only ever reused after its
+// commit, so such a generation can only under-report durability: a redelivery's ack
+// waits one commit longer, it is never acknowledged early.
+var replies = sync.Pool{New: func() any { return new(Flushed) }}
+
+// takeReply returns an empty reply whose main unit is ready for changes.
+func takeReply() *Flushed {
+	f := replies.Get().(*Flushed)
+	f.main.init()
+	f.main.reply = f
+	return f
+}
+
+// carriesMain reports whether f's own main unit is among the units it carries.
+func (f *Flushed) carriesMain() bool { return slices.Contains(f.Units, &f.main) }
+
+// release puts f back in the pool; the committer calls it once it is done with f.
+func (f *Flushed) release() {
+	f.main.reset()
+	f.Epoch, f.Extra, f.Units, f.one[0] = 0, 0, nil, nil
+	replies.Put(f)
+}
