@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/dgraph-io/badger/v4/y"
 	"github.com/dgraph-io/ristretto/v2/z"
@@ -388,10 +389,15 @@ func (txn *Txn) modify(e *Entry) error {
 	// If a duplicate entry was inserted in managed mode, move it to the duplicate writes slice.
 	// Add the entry to duplicateWrites only if both the entries have different versions. For
 	// same versions, we will overwrite the existing entry.
-	if oldEntry, ok := txn.pendingWrites[string(e.Key)]; ok && oldEntry.version != e.version {
+	// edged patch: the map key aliases e.Key instead of copying it (an allocation per
+	// write). The transaction keeps e, and with it e.Key, until it ends, and callers
+	// may not modify the key before then (see Set); commitAndSend replaces e.Key with a
+	// new slice but leaves the bytes the map key refers to alone.
+	key := unsafe.String(unsafe.SliceData(e.Key), len(e.Key))
+	if oldEntry, ok := txn.pendingWrites[key]; ok && oldEntry.version != e.version {
 		txn.duplicateWrites = append(txn.duplicateWrites, oldEntry)
 	}
-	txn.pendingWrites[string(e.Key)] = e
+	txn.pendingWrites[key] = e
 	return nil
 }
 
@@ -551,10 +557,24 @@ func (txn *Txn) commitAndSend() (func() error, error) {
 
 	entries := make([]*Entry, 0, len(txn.pendingWrites)+len(txn.duplicateWrites)+1)
 
+	// edged patch: the versioned keys are cut from one buffer instead of being
+	// allocated one by one. Nothing writes into a key once it is made, and each key's
+	// capacity ends where it does.
+	size := 0
+	for _, e := range txn.pendingWrites {
+		size += len(e.Key) + 8
+	}
+	for _, e := range txn.duplicateWrites {
+		size += len(e.Key) + 8
+	}
+	keys := make([]byte, 0, size)
+
 	processEntry := func(e *Entry) {
 		// Suffix the keys with commit ts, so the key versions are sorted in
 		// descending order of commit timestamp.
-		e.Key = y.KeyWithTs(e.Key, e.version)
+		start := len(keys)
+		keys = y.AppendKeyWithTs(keys, e.Key, e.version)
+		e.Key = keys[start:len(keys):len(keys)]
 		// Add bitTxn only if these entries are part of a transaction. We
 		// support SetEntryAt(..) in managed mode which means a single
 		// transaction can have entries with different timestamps. If entries
