@@ -22,7 +22,10 @@ type SliceMap struct {
 
 func newSliceMap() *SliceMap {
 	sm := &SliceMap{}
-	sm.LocalPIDs = make([]cmap.ConcurrentMap, 1024)
+	// edged patch: 32 buckets, not 1024. Each bucket is a concurrent map of 32 locked
+	// shards, so 1024 buckets were 32,768 shards, 2.9 MB and 67k allocations per actor
+	// system; 1,024 shards are plenty of locks for a gateway's few cores.
+	sm.LocalPIDs = make([]cmap.ConcurrentMap, 32)
 
 	for i := 0; i < len(sm.LocalPIDs); i++ {
 		sm.LocalPIDs[i] = cmap.New()
