@@ -30,10 +30,12 @@ func (a *ack) done() {
 	if a.pending.Add(-1) != 0 {
 		return
 	}
-	if a.fn != nil {
-		a.fn()
+	// fn may recycle what a is part of (see inboundPool): nothing of a is read after it.
+	fn, inflight := a.fn, a.inflight
+	if fn != nil {
+		fn()
 	}
-	if a.inflight != nil {
-		a.inflight.release()
+	if inflight != nil {
+		inflight.release()
 	}
 }

@@ -92,6 +92,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		payload   []byte
 		scratch   []byte
 		payloads  payloadArena
+		inbounds  inboundPool
 		topics    = internTable{}
 	)
 	for in.Scan() {
@@ -154,7 +155,9 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 				payload = payloads.copy(scratch)
 			}
 			// QoS 0: nothing is redelivered in a replay, so no dedup marks are needed.
-			topo.router.route(&Inbound{Topic: topic, Payload: payload, At: now}, nil)
+			in := inbounds.get()
+			in.Inbound = Inbound{Topic: topic, Payload: payload, At: now}
+			topo.router.route(&in.Inbound, in.put)
 		default:
 			return stats, fmt.Errorf("input line %d: neither a message (topic, payload) nor a watermark (stream, watermark)", stats.Lines)
 		}
