@@ -50,9 +50,13 @@ func (u *unit) init() {
 	u.committed.Store(false)
 }
 
-// maxKeptLen bounds the buffers a pooled unit keeps, in elements (bytes for the
-// slab): an actor's usual flush fits, a burst's buffers go to the garbage collector.
-const maxKeptLen = 64
+// Bounds of the buffers a pooled unit keeps, in elements and in slab bytes: an
+// actor's usual flush fits, a burst's buffers go to the garbage collector. An idle
+// actor holds one unit with what its buffers kept.
+const (
+	maxKeptLen  = 64
+	maxKeptSlab = 1 << 10
+)
 
 // reset empties the unit for reuse, dropping what it referenced; committed stays as
 // it is until init (see replies).
@@ -65,7 +69,7 @@ func (u *unit) reset() {
 	u.dequeue = emptied(u.dequeue)
 	u.acks = emptied(u.acks)
 	u.slab = u.slab[:0]
-	if cap(u.slab) > maxKeptLen*64 {
+	if cap(u.slab) > maxKeptSlab {
 		u.slab = nil
 	}
 	u.streamBuf = streamPut{}
