@@ -193,7 +193,7 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
 	late := &Enqueued{Queue: upstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
-		u.committed.Store(true)
+		u.commits.Add(1)
 		for j, o := range u.outbox {
 			e := o.entry
 			e.Seq = p.seqs[i][j]

@@ -15,18 +15,22 @@ import (
 // commit that made that unit durable handed its results and acks on
 // (committer.handOn). A failed commit keeps it until the retry succeeds.
 //
-// A window's generation may still point to a unit that went back to the pool. The
-// unit stays committed until it is taken again, and is only ever reused after its
-// commit, so such a generation can only under-report durability: a redelivery's ack
-// waits one commit longer, it is never acknowledged early.
+// A window's generation may still point to a unit that went back to the pool, or is
+// in use again: it compares the unit's commit count with the one it saw (see
+// generation), and a unit is only reused after the commit it waits for.
 var replies = sync.Pool{New: func() any { return new(Flushed) }}
 
 // takeReply returns an empty reply whose main unit is ready for changes.
 func takeReply() *Flushed {
 	f := replies.Get().(*Flushed)
+	f.ready()
+	return f
+}
+
+// ready prepares a new or released reply for its next flush.
+func (f *Flushed) ready() {
 	f.main.init()
 	f.main.reply = f
-	return f
 }
 
 // carriesMain reports whether f's own main unit is among the units it carries.

@@ -21,9 +21,12 @@ type unit struct {
 	acks    []*ack
 	bytes   int // values in outbox and puts, roughly
 
-	committed atomic.Bool // set by the committer once the unit is durable
-	reply     *Flushed    // the pooled reply this is the main unit of (see replies); nil if none
-	slab      []byte      // window states are encoded into it, one buffer for the unit's puts
+	// commits counts the times the committer made the unit durable. A pooled unit is
+	// used again, so whoever waits for it compares with the count it saw when it sent
+	// the unit (see generation): the count only grows.
+	commits atomic.Uint32
+	reply   *Flushed // the pooled reply this is the main unit of (see replies); nil if none
+	slab    []byte   // window states are encoded into it, one buffer for the unit's puts
 
 	// An actor's unit of one flush usually holds one ack, one window state or one
 	// stream state: a unit from newUnit keeps them in these, not in an allocation each.
@@ -47,7 +50,6 @@ func (u *unit) init() {
 	if u.puts == nil {
 		u.puts = u.putBuf[:0]
 	}
-	u.committed.Store(false)
 }
 
 // Bounds of the buffers a pooled unit keeps, in elements and in slab bytes: an
@@ -58,8 +60,7 @@ const (
 	maxKeptSlab = 1 << 10
 )
 
-// reset empties the unit for reuse, dropping what it referenced; committed stays as
-// it is until init (see replies).
+// reset empties the unit for reuse, dropping what it referenced.
 func (u *unit) reset() {
 	u.stream, u.valve, u.def, u.bytes = nil, nil, nil, 0
 	u.puts = emptied(u.puts)

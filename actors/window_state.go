@@ -65,9 +65,14 @@ func (w *window) loadSaved() *persist.KeyState {
 // generation is the QoS 1 ids applied between two flushes, kept until the flush's
 // units are committed: until then a redelivery must be recognised from memory.
 type generation struct {
-	ids map[uint64]struct{}
-	u   *unit // a unit of the flush that took them; nil while it is still to come
+	ids     map[uint64]struct{}
+	u       *unit  // a unit of the flush that took them; nil while it is still to come
+	commits uint32 // u.commits when the flush took them
 }
+
+// durable reports whether the flush that took the ids is committed. u may be in use
+// again by then (see replies), but only after that commit, and its count only grows.
+func (g *generation) durable() bool { return g.u != nil && g.u.commits.Load() != g.commits }
 
 func (w *window) remember(id uint64) {
 	if n := len(w.gens); n == 0 || w.gens[n-1].u != nil {
@@ -83,7 +88,7 @@ func (w *window) remember(id uint64) {
 func (w *window) applied(id uint64) (seen, durable bool) {
 	for _, g := range w.gens {
 		if _, ok := g.ids[id]; ok {
-			return true, g.u != nil && g.u.committed.Load()
+			return true, g.durable()
 		}
 	}
 	seen, err := w.env.store.HasMark(w.device, w.plan.cfg.Name, w.key, id)
@@ -148,9 +153,9 @@ func (w *window) saveState() {
 // (committed together) and forgets generations whose units are durable.
 func (w *window) settleGenerations(units []*unit) {
 	if n := len(w.gens); n > 0 && w.gens[n-1].u == nil && len(units) > 0 {
-		w.gens[n-1].u = units[0]
+		w.gens[n-1].u, w.gens[n-1].commits = units[0], units[0].commits.Load()
 	}
-	for len(w.gens) > 0 && w.gens[0].u != nil && w.gens[0].u.committed.Load() {
+	for len(w.gens) > 0 && w.gens[0].durable() {
 		w.gens = w.gens[1:]
 	}
 }

@@ -1,0 +1,39 @@
+package actors
+
+import "testing"
+
+// A window's generation waits for the unit its flush sent. Once that unit is
+// committed it goes back to the pool, and another actor may take it and then stay
+// idle for good: the generation must still count as durable, or the window would
+// keep it, and every later one, for as long.
+func TestGenerationStaysDurableWhenItsUnitIsReused(t *testing.T) {
+	f := takeReply()
+	f.main.acks = append(f.main.acks, newAck(nil, nil))
+	f.Units = append(f.one[:0], &f.main)
+	g := generation{u: f.Units[0], commits: f.Units[0].commits.Load()}
+	if g.durable() {
+		t.Fatal("durable before its commit")
+	}
+	f.main.commits.Add(1) // committer.handOn
+	f.release()
+	f.ready() // what takeReply does for the next actor that gets it
+	if !g.durable() {
+		t.Fatal("the generation's commit was forgotten when its unit was reused")
+	}
+}
+
+// A reused reply carries nothing of its previous flush.
+func TestReleasedReplyIsEmpty(t *testing.T) {
+	f := takeReply()
+	u := &f.main
+	u.acks = append(u.acks, newAck(nil, nil), newAck(nil, nil))
+	u.setStream(streamPut{device: "d", stream: "s"})
+	u.addOutbox(outboxPut{queue: "q", entry: outboxEntry{Topic: "t", Payload: []byte("p")}})
+	u.slab = append(u.slab, "state"...)
+	f.Units = append(f.one[:0], u)
+	f.release()
+	f.ready()
+	if !f.main.empty() || len(f.main.slab) != 0 || f.main.bytes != 0 || f.Units != nil {
+		t.Fatalf("a released reply kept %+v", &f.main)
+	}
+}
