@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"sync/atomic"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/watermark"
@@ -82,9 +84,10 @@ type sourceRestarted struct{ stream string }
 
 // WatermarkEmitted is a stream's new watermark status, for the window actors it fed.
 type WatermarkEmitted struct {
-	Stream string
-	Status watermark.Status
-	At     int64
+	Stream  string
+	Status  watermark.Status
+	At      int64
+	holders atomic.Int32 // window actors still to apply it, if it is from watermarks
 }
 
 // MarkWatermark applies an explicit watermark to a stream, as a punctuation would:

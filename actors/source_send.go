@@ -107,13 +107,16 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 		s.wmGauge.Set(float64(st.Watermark) / 1000)
 	}
 	s.idleGauge.Set(b2f(st.Idle))
-	wm := &WatermarkEmitted{Stream: s.topic, Status: st, At: now}
 	if s.env.traceWatermark != nil {
-		s.env.traceWatermark(s.device, wm)
+		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: st, At: now})
 	}
+	if len(s.fed) == 0 {
+		return
+	}
+	wm := takeWatermark(s.topic, st, now, len(s.fed))
 	for _, b := range s.fed {
 		s.touch(b)
-		ctx.Send(b.pid, wm)
+		ctx.Send(b.pid, wm) // the last send may put wm back: nothing of it is read after
 	}
 }
 

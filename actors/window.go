@@ -76,6 +76,7 @@ func (w *window) Receive(ctx actor.Context) {
 		w.drain(m.Now)
 	case *WatermarkEmitted:
 		w.onWatermark(m)
+		m.done()
 	case *Flush:
 		w.onFlush(ctx, m.Epoch)
 	}
