@@ -36,4 +36,7 @@ func TestReleasedReplyIsEmpty(t *testing.T) {
 	if !f.main.empty() || len(f.main.slab) != 0 || f.main.bytes != 0 || f.Units != nil {
 		t.Fatalf("a released reply kept %+v", &f.main)
 	}
+	if f.main.ackBuf[0] != nil || f.main.streamBuf.device != "" {
+		t.Fatal("a released reply's inline buffers still hold what they did")
+	}
 }

@@ -73,7 +73,8 @@ func (u *unit) reset() {
 	if cap(u.slab) > maxKeptSlab {
 		u.slab = nil
 	}
-	u.streamBuf = streamPut{}
+	// A slice that outgrew its inline buffer left its first element there.
+	u.ackBuf, u.putBuf, u.streamBuf = [1]*ack{}, [1]windowPut{}, streamPut{}
 }
 
 // emptied clears s and returns it with length 0, or nil if it is too big to keep.
