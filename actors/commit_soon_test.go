@@ -37,7 +37,7 @@ windows:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &configs.Daemon{CommitInterval: time.Hour, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight}, Devices: []*configs.Device{dev}}
+	cfg := &configs.Daemon{CommitInterval: time.Hour, CommitOnResult: true, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight}, Devices: []*configs.Device{dev}}
 	store, err := persist.Open(persist.Options{Durability: persist.Memory})
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		commitEvery: max(cfg.CommitInterval.Milliseconds(), 1),
 		// Live only: in replay nobody waits for a result, and the extra commits
 		// would slow it down.
-		commitResults: dispatch == nil,
+		commitResults: dispatch == nil && cfg.CommitOnResult,
 		maxKeys:       cfg.Limits.MaxKeysPerWindow,
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
