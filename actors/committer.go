@@ -100,6 +100,10 @@ func (c *committer) maybeCommit(ctx actor.Context) {
 	if n > 0 {
 		c.settle(n)
 		c.commit(ctx)
+		if c.env.commitResults {
+			// The pipeline (the parent) holds wanted commits while one is in flight.
+			ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
+		}
 	}
 }
 

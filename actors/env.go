@@ -28,6 +28,7 @@ type env struct {
 	intakeBlocked func() bool
 
 	commitEvery    int64          // ms of processing time between group commits
+	commitResults  bool           // a result asks for a commit at once, not at the next interval
 	maxKeys        int            // keys per window definition (limits.max_keys_per_window); 0: no limit
 	commitFailures commitFailures // devices whose last commit failed: health reports why
 }

@@ -155,6 +155,14 @@ type Enqueued struct {
 // FlushNow makes a pipeline flush and commit at once; Done is closed afterwards.
 type FlushNow struct{ Done chan struct{} }
 
+// commitWanted tells the pipeline that a window actor holds a result: it is
+// published only once committed, so it should not wait for the commit interval.
+type commitWanted struct{}
+
+// committed tells the pipeline that the committer tried to commit every epoch up
+// to Epoch, so a commit wanted meanwhile can start.
+type committed struct{ Epoch uint64 }
+
 // upstreamAcked is the upstream broker's answer to one batch.
 type upstreamAcked struct {
 	batch *upBatch

@@ -34,6 +34,8 @@ type pipeline struct {
 	refused    pendingUnits         // readings of keys past the limit, on their way to the late output
 	refusedLog burstLog
 	epoch      uint64
+	committed  uint64 // the newest epoch the committer tried to commit
+	wanted     bool   // a window actor holds a result: commit once no epoch is in flight
 
 	nextFlush      int64
 	nextSourceTick int64
@@ -109,6 +111,12 @@ func (p *pipeline) Receive(ctx actor.Context) {
 		p.onEarlyWanted(m)
 	case *FlushNow:
 		p.flush(ctx, m.Done)
+	case *commitWanted:
+		p.wanted = true
+		p.commitWanted(ctx)
+	case *committed:
+		p.committed = max(p.committed, m.Epoch)
+		p.commitWanted(ctx)
 	}
 }
 

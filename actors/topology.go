@@ -46,7 +46,10 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	e := &env{
 		system: system, store: store, metrics: m, log: log, dispatch: dispatch,
 		commitEvery: max(cfg.CommitInterval.Milliseconds(), 1),
-		maxKeys:     cfg.Limits.MaxKeysPerWindow,
+		// Live only: in replay nobody waits for a result, and the extra commits
+		// would slow it down.
+		commitResults: dispatch == nil && cfg.CommitOnResult,
+		maxKeys:       cfg.Limits.MaxKeysPerWindow,
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
 	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))

@@ -25,18 +25,20 @@ type window struct {
 	out   windows.Output
 	rec   windows.Record
 
-	dirty      map[windows.Window]bool // true: write, false: delete
-	open       int                     // windows holding state, as counted in openGauge
-	valveDirty bool
-	joined     bool         // a stream fed the key for the first time since the last flush
-	fired      bool         // a window fired or was purged since the valve was saved
-	gens       []generation // QoS 1 ids applied in flushes not yet committed, oldest first
-	defSaved   bool
-	stateSize  int  // bytes of the largest window state encoded so far
-	earlyAsked bool // an earlyWanted is out and its fireEarly has not come
-	pending    pendingUnits
-	restored   *persist.KeyState
-	reload     bool
+	dirty       map[windows.Window]bool // true: write, false: delete
+	open        int                     // windows holding state, as counted in openGauge
+	valveDirty  bool
+	joined      bool         // a stream fed the key for the first time since the last flush
+	fired       bool         // a window fired or was purged since the valve was saved
+	gens        []generation // QoS 1 ids applied in flushes not yet committed, oldest first
+	defSaved    bool
+	stateSize   int  // bytes of the largest window state encoded so far
+	earlyAsked  bool // an earlyWanted is out and its fireEarly has not come
+	resulted    bool // a result waits for the next flush
+	commitAsked bool // a commitWanted is out and the flush has not come
+	pending     pendingUnits
+	restored    *persist.KeyState
+	reload      bool
 
 	firings     prometheus.Counter
 	lateUpdates prometheus.Counter
@@ -70,14 +72,18 @@ func (w *window) Receive(ctx actor.Context) {
 	case *RecordDecoded:
 		w.onRecord(m)
 		w.wantEarly(ctx)
+		w.wantCommit(ctx)
 	case *fireEarly:
 		w.earlyAsked = false
 		w.op.FireEarly(&w.out)
 		w.drain(m.Now)
+		w.wantCommit(ctx)
 	case *WatermarkEmitted:
 		w.onWatermark(m)
 		m.done()
+		w.wantCommit(ctx)
 	case *Flush:
+		w.resulted, w.commitAsked = false, false
 		w.onFlush(ctx, m.Epoch)
 	}
 }
@@ -132,6 +138,18 @@ func (w *window) wantEarly(ctx actor.Context) {
 	}
 }
 
+// wantCommit asks the pipeline, once per flush, to commit as soon as it can when
+// the key holds a result: it is published only after its commit.
+func (w *window) wantCommit(ctx actor.Context) {
+	if w.resulted && !w.commitAsked && w.env.commitResults {
+		w.commitAsked = true
+		ctx.Send(ctx.Parent(), commitWantedMsg)
+	}
+}
+
+// commitWantedMsg is every commitWanted: it carries nothing.
+var commitWantedMsg = &commitWanted{}
+
 func (w *window) onWatermark(m *WatermarkEmitted) {
 	w.observe(m.Stream, m.Status, m.At)
 	w.maybeCloseUnit()
@@ -174,6 +192,7 @@ func (w *window) lateRecord(r *RecordDecoded, l *windows.Late) *lateRecord {
 // windows to write or delete.
 func (w *window) drain(now int64) {
 	w.fired = w.fired || len(w.out.Results) > 0 || len(w.out.Purged) > 0
+	w.resulted = w.resulted || len(w.out.Results) > 0
 	for i := range w.out.Results {
 		res := &w.out.Results[i]
 		switch res.Kind {

@@ -8,6 +8,7 @@ type Daemon struct {
 	DataDir        string // resolved against the daemon file's directory; callers may override it after loading
 	Durability     string // "process", "power" or "memory"
 	CommitInterval time.Duration
+	CommitOnResult bool // a firing window asks for a commit at once rather than at the next interval
 	DedupTTL       time.Duration
 	DevicesDir     string // resolved against the daemon file's directory
 	Log            Log

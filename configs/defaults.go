@@ -15,6 +15,7 @@ import (
 //	data_dir                 data (next to the daemon file)
 //	durability               process
 //	commit_interval          100ms
+//	commit_on_result         true: a firing window's result is committed at once
 //	dedup_ttl                1h
 //	devices_dir              devices (next to the daemon file)
 //	log.format, log.level    text, info
@@ -127,6 +128,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "data_dir", &d.DataDir, DefaultDataDir)
 	or(p, "durability", &d.Durability, DefaultDurability)
 	or(p, "commit_interval", &d.CommitInterval, DefaultCommitInterval)
+	or(p, "commit_on_result", &d.CommitOnResult, true)
 	or(p, "dedup_ttl", &d.DedupTTL, DefaultDedupTTL)
 	or(p, "devices_dir", &d.DevicesDir, DefaultDevicesDir)
 	or(p, "log.format", &d.Log.Format, DefaultLogFormat)

@@ -15,6 +15,7 @@ func RestartNeeded(old, new *Daemon) []string {
 		{"data_dir", old.DataDir, new.DataDir},
 		{"durability", old.Durability, new.Durability},
 		{"commit_interval", old.CommitInterval, new.CommitInterval},
+		{"commit_on_result", old.CommitOnResult, new.CommitOnResult},
 		{"dedup_ttl", old.DedupTTL, new.DedupTTL},
 		{"devices_dir", old.DevicesDir, new.DevicesDir},
 		{"log", old.Log, new.Log},

@@ -44,7 +44,7 @@ func TestEachKindOfBadConfigIsReportedWithFileLineAndField(t *testing.T) {
 		{
 			name:   "an unknown field in the daemon file",
 			daemon: "durabilty: power\n",
-			want:   []string{"edged.yaml:1: durabilty: unknown field (valid: data_dir, durability, commit_interval, dedup_ttl, devices_dir, log, http, metrics, limits, broker, upstream, fleet)"},
+			want:   []string{"edged.yaml:1: durabilty: unknown field (valid: data_dir, durability, commit_interval, commit_on_result, dedup_ttl, devices_dir, log, http, metrics, limits, broker, upstream, fleet)"},
 		},
 		{
 			name:   "an unknown field in a stream",

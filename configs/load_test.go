@@ -124,7 +124,7 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 	}
 	host := hostname()
 	want := Daemon{
-		Path: "edged.yaml", DataDir: "data", Durability: "process", CommitInterval: 100 * time.Millisecond,
+		Path: "edged.yaml", DataDir: "data", Durability: "process", CommitInterval: 100 * time.Millisecond, CommitOnResult: true,
 		DedupTTL: time.Hour, DevicesDir: "devices",
 		Log: Log{Format: "text", Level: "info"}, HTTP: HTTP{Listen: "127.0.0.1:9464"},
 		Limits: Limits{MaxInflight: 10000, MaxPayload: 65536, MinFreeDisk: 64 << 20, MaxKeyBytes: 256, MaxKeysPerWindow: 10000, Memory: 256 << 20},

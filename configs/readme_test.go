@@ -29,6 +29,7 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"data_dir":                            filepath.Base(d.DataDir),
 		"durability":                          d.Durability,
 		"commit_interval":                     short(d.CommitInterval),
+		"commit_on_result":                    fmt.Sprint(d.CommitOnResult),
 		"dedup_ttl":                           short(d.DedupTTL),
 		"devices_dir":                         filepath.Base(d.DevicesDir),
 		"log.format":                          d.Log.Format + ", " + d.Log.Level,

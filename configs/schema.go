@@ -10,6 +10,7 @@ func daemonSchema(c *Daemon) binder {
 		field{"data_dir", str(&c.DataDir)},
 		field{"durability", str(&c.Durability)},
 		field{"commit_interval", duration(&c.CommitInterval)},
+		field{"commit_on_result", boolean(&c.CommitOnResult)},
 		field{"dedup_ttl", duration(&c.DedupTTL)},
 		field{"devices_dir", str(&c.DevicesDir)},
 		field{"log", mapping(

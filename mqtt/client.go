@@ -140,6 +140,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if o.TLS != nil {
 		po.SetTLSConfig(o.TLS)
 	}
+	if u.Scheme == "tcp" || u.Scheme == "mqtt" {
+		po.SetCustomOpenConnectionFn(openTCP)
+	}
 	if o.KeepAlive > 0 {
 		po.SetKeepAlive(o.KeepAlive)
 	}

@@ -26,7 +26,8 @@ func TestFaultRedeliveryOfAnUncommittedMessageWaitsForItsCommit(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfig(t, mq.URL(), faultPrefix("redelivery"))
-	faultCommitInterval(t, s, "1h") // commits stall: what edged applies stays in memory
+	faultCommitInterval(t, s, "1h")  // commits stall: what edged applies stays in memory
+	faultCommitOnResult(t, s, false) // firing windows do not commit either
 	coll := crashCollect(t, s)
 	e := crashStart(t, bin, s.config)
 
@@ -48,6 +49,7 @@ func TestFaultRedeliveryOfAnUncommittedMessageWaitsForItsCommit(t *testing.T) {
 	e.kill()
 
 	faultCommitInterval(t, s, "20ms")
+	faultCommitOnResult(t, s, true)
 	e.start()
 	v := crashAwait(t, coll, events, false)
 	results, _, _ := coll.snapshot()
@@ -69,4 +71,20 @@ func faultCommitInterval(t testing.TB, s crashSetup, d string) {
 		t.Fatal(err)
 	}
 	crashWriteFile(t, s.config, faultCommitLine.ReplaceAllString(string(b), "commit_interval: "+d))
+}
+
+var faultCommitOnResultLine = regexp.MustCompile(`(?m)^commit_on_result: .*\n`)
+
+// faultCommitOnResult sets commit_on_result in the daemon file of s; a running
+// edged sees it at its next start.
+func faultCommitOnResult(t testing.TB, s crashSetup, on bool) {
+	t.Helper()
+	b, err := os.ReadFile(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := faultCommitOnResultLine.ReplaceAllString(string(b), "")
+	crashWriteFile(t, s.config, faultCommitLine.ReplaceAllStringFunc(text, func(line string) string {
+		return fmt.Sprintf("%s\ncommit_on_result: %v", line, on)
+	}))
 }

@@ -1,0 +1,75 @@
+package actors
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
+)
+
+// published hands each publish to a channel.
+type published chan string
+
+func (p published) Publish(_ string, _ byte, payload []byte, done func(error)) {
+	p <- string(payload)
+	done(nil)
+}
+
+// A result is committed and published as soon as its window fires, not at the next
+// commit interval: here the interval is an hour and no tick ever comes.
+func TestAResultCommitsWithoutWaitingForTheCommitInterval(t *testing.T) {
+	dev, err := configs.ParseDevice("dev.yaml", []byte(`device: d
+streams:
+  - name: s
+    topic: s/+
+    qos: 1
+    timestamp: {field: ts, unit: ms}
+    key: {topic_segment: 1}
+    watermark: {strategy: bounded, max_out_of_orderness: 0s}
+windows:
+  - {name: w, stream: s, type: tumbling, size: 1s, aggregates: [count]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &configs.Daemon{CommitInterval: time.Hour, CommitOnResult: true, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight}, Devices: []*configs.Device{dev}}
+	store, err := persist.Open(persist.Options{Durability: persist.Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	pub := make(published, 10)
+	topo, err := buildTopology(cfg, store, NewMetrics(), slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)), nil, pub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(topo.system.Shutdown)
+	<-topo.restore.restored()
+
+	const t0 = 1733140000000
+	acked := make(chan struct{}, 2)
+	for _, ts := range []int64{t0 + 100, t0 + 1100} { // the second moves the watermark past [t0, t0+1s)
+		topo.router.route(&Inbound{Topic: "s/k", Payload: fmt.Appendf(nil, `{"ts":%d}`, ts), QoS: 1, At: 1}, func() { acked <- struct{}{} })
+	}
+	select {
+	case got := <-pub:
+		if !strings.Contains(got, fmt.Sprintf(`"start":%d,`, t0)) || !strings.Contains(got, `"count":1`) {
+			t.Fatalf("published %s, want the window at %d with count 1", got, t0)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no result published: it waits for the commit interval")
+	}
+	// Published after its commit: the records that produced it are acknowledged.
+	for range 2 {
+		select {
+		case <-acked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a record of the published result is not acknowledged: its commit did not happen")
+		}
+	}
+}
