@@ -171,7 +171,7 @@ func (f *upFakeConn) setUp(up bool) {
 	f.up = up
 }
 
-func (f *upFakeConn) Publish(b upstreamBatch, done func(error)) {
+func (f *upFakeConn) publish(b upstreamBatch, done func(error)) {
 	topic, payload := upstreamTopic("cloud/gw", b.device, b.topic), upstreamPayload(b.device, b.entries)
 	f.mu.Lock()
 	var err error

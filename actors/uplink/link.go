@@ -60,9 +60,10 @@ func Start(ctx context.Context, cfg configs.Upstream, log *slog.Logger, m *Metri
 }
 
 // Spawn starts the upstream-sync actor on the runtime's actor system: props runs it
-// on the runtime's dispatcher, it reads and deletes outbox entries in store, and log
-// is the runtime's.
-func (l *Link) Spawn(root *actor.RootContext, props Props, store *persist.Store, log *slog.Logger) *actor.PID {
+// on the runtime's dispatcher, the actor reads and deletes outbox entries in store,
+// and log is the runtime's.
+func (l *Link) Spawn(root *actor.RootContext, props func(actor.Producer, ...actor.PropsOption) *actor.Props,
+	store *persist.Store, log *slog.Logger) *actor.PID {
 	e := &env{store: store, log: log, metrics: l.metrics}
 	pid, err := root.SpawnNamed(props(func() actor.Actor { return newUpstream(e, l.cfg, l, &l.blocked) }), "upstream")
 	if err != nil {
@@ -81,13 +82,13 @@ func (l *Link) Connected() bool {
 // stop taking QoS 0 messages and stop acknowledging QoS 1 ones until it clears.
 func (l *Link) IntakeBlocked() bool { return l.blocked.Load() }
 
-// Publish makes the link, with Connected, the actor's upstreamConn.
-func (l *Link) Publish(b upstreamBatch, done func(error)) {
+// publish makes the link, with Connected, the actor's upstreamConn.
+func (l *Link) publish(b upstreamBatch, done func(error)) {
 	if l.transport == nil {
 		done(errUpstreamDown)
 		return
 	}
-	l.transport.Publish(b, done)
+	l.transport.publish(b, done)
 }
 
 // Close stops the transport.

@@ -52,7 +52,7 @@ func (t *mqttUplink) Connected() bool {
 	return c != nil && c.Connected()
 }
 
-func (t *mqttUplink) Publish(b upstreamBatch, done func(error)) {
+func (t *mqttUplink) publish(b upstreamBatch, done func(error)) {
 	c := t.client.Load()
 	if c == nil {
 		done(errUpstreamDown)

@@ -112,7 +112,7 @@ func (t *natsUplink) setUp(ctx context.Context, js configs.JetStream, log *slog.
 
 func (t *natsUplink) Connected() bool { return t.ready.Load() && t.pub.Connected() }
 
-func (t *natsUplink) Publish(b upstreamBatch, done func(error)) {
+func (t *natsUplink) publish(b upstreamBatch, done func(error)) {
 	subject := t.subject(b.device, b.topic)
 	msgs := make([]natsjs.Msg, len(b.entries))
 	for i, e := range b.entries {

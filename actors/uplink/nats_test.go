@@ -100,7 +100,7 @@ func TestWithoutAStreamTheJetStreamUplinkSaysWhichSubjectHasNone(t *testing.T) {
 	defer link.Close()
 	upEventually(t, 10*time.Second, "the link checked for the stream", link.Connected)
 	done := make(chan error, 1)
-	link.Publish(upstreamBatch{device: "a", topic: "late/s", entries: []outbox.Entry{{Seq: 1, Topic: "late/s", Payload: []byte(`{"n":1}`)}}}, func(err error) { done <- err })
+	link.publish(upstreamBatch{device: "a", topic: "late/s", entries: []outbox.Entry{{Seq: 1, Topic: "late/s", Payload: []byte(`{"n":1}`)}}}, func(err error) { done <- err })
 	err = <-done
 	if err == nil || !strings.Contains(err.Error(), "no JetStream stream takes in subject cloud.gw.a.late.s") {
 		t.Errorf("publishing without a stream: %v, want an error naming the subject", err)

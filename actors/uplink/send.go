@@ -79,7 +79,7 @@ func (u *upstream) send(ctx actor.Context, q *upQueue, n int) {
 		u.tokens -= float64(n)
 	}
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	u.conn.Publish(upstreamBatch{device: q.device, topic: entries[0].Topic, entries: entries}, func(err error) {
+	u.conn.publish(upstreamBatch{device: q.device, topic: entries[0].Topic, entries: entries}, func(err error) {
 		root.Send(self, &upstreamAcked{batch: b, err: err})
 	})
 }

@@ -14,13 +14,13 @@ import (
 	"github.com/edged/edged/mqtt"
 )
 
-// upstreamConn is the uplink as the upstream actor sees it: *upstreamLink in the
+// upstreamConn is the uplink as the upstream actor sees it: *Link in the
 // daemon (over an MQTT or a JetStream transport), a fake in tests. The actor decides
-// what goes out and when; the transport how. Publish sends one batch; done reports,
+// what goes out and when; the transport how. publish sends one batch; done reports,
 // once, that the server acknowledged every record of it (MQTT PUBACK, JetStream
 // PubAck) or why not, and the actor then sends the whole batch again.
 type upstreamConn interface {
-	Publish(b upstreamBatch, done func(error))
+	publish(b upstreamBatch, done func(error))
 	Connected() bool
 }
 
