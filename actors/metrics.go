@@ -16,6 +16,8 @@ type Metrics struct {
 	// status is every series of Registry but the per-topic stream series: what the
 	// /status sampler gathers every 2 s, which reads topics from Streams instead.
 	status *prometheus.Registry
+	// labelled is every vector with labels, for forget.
+	labelled []*prometheus.MetricVec
 
 	// Streams holds every concrete topic's statistics; streamCollector exports them.
 	Streams        *streamStats
@@ -49,7 +51,7 @@ func NewMetrics() *Metrics { return MetricsFor(configs.Metrics{}) }
 // MetricsFor registers every series on a fresh registry as cfg asks.
 func MetricsFor(cfg configs.Metrics) *Metrics {
 	r, status := prometheus.NewRegistry(), prometheus.NewRegistry()
-	f := factory{r, status}
+	f := factory{r: r, status: status}
 	streams := newStreamStats()
 	r.MustRegister(newStreamCollector(streams, cfg.PerTopic))
 	publishRefused := f.counters("edged_publish_refused_total", "Records dropped because their topic is not a valid MQTT topic (never sent, never retried).", "output")
@@ -89,27 +91,34 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 			Refused:       publishRefused,
 		},
 	}
+	m.labelled = f.labelled
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfoCollector())
 	return m
 }
 
-// factory registers each series on the registry and the status registry.
-type factory struct{ r, status *prometheus.Registry }
+// factory registers each series on the registry and the status registry, and keeps
+// the labelled vectors for Metrics.forget.
+type factory struct {
+	r, status *prometheus.Registry
+	labelled  []*prometheus.MetricVec
+}
 
 func (f factory) register(c prometheus.Collector) {
 	f.r.MustRegister(c)
 	f.status.MustRegister(c)
 }
 
-func (f factory) counters(name, help string, labels ...string) *prometheus.CounterVec {
+func (f *factory) counters(name, help string, labels ...string) *prometheus.CounterVec {
 	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	f.register(v)
+	f.labelled = append(f.labelled, v.MetricVec)
 	return v
 }
 
-func (f factory) gauges(name, help string, labels ...string) *prometheus.GaugeVec {
+func (f *factory) gauges(name, help string, labels ...string) *prometheus.GaugeVec {
 	v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
 	f.register(v)
+	f.labelled = append(f.labelled, v.MetricVec)
 	return v
 }
 

@@ -1,10 +1,6 @@
 package actors
 
-import (
-	"reflect"
-
-	"github.com/prometheus/client_golang/prometheus"
-)
+import "github.com/prometheus/client_golang/prometheus"
 
 // forget deletes every labelled series whose labels include all of labels, in
 // every vector of m: a removed device or window must not linger on /status.
@@ -14,15 +10,7 @@ func (m *Metrics) forget(labels prometheus.Labels) {
 	if dev, ok := labels["device"]; ok && len(labels) == 1 {
 		m.Streams.forgetDevice(dev)
 	}
-	v := reflect.ValueOf(m).Elem()
-	for i := range v.NumField() {
-		if !v.Field(i).CanInterface() {
-			continue
-		}
-		if vec, ok := v.Field(i).Interface().(interface {
-			DeletePartialMatch(prometheus.Labels) int
-		}); ok {
-			vec.DeletePartialMatch(labels)
-		}
+	for _, v := range m.labelled {
+		v.DeletePartialMatch(labels)
 	}
 }

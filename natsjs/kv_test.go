@@ -1,29 +1,14 @@
 package natsjs
 
 import (
-	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/edged/edged/testing/natsbroker"
 )
 
 func TestAKVWatchSendsTheLatestValuesThenAMarkerThenUpdatesAndDeletes(t *testing.T) {
-	srv := natsbroker.Start(t)
-	p, err := Connect(Options{URL: srv.URL(), Name: "test", MaxPending: 1, AckTimeout: 5 * time.Second, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := p.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, p, ctx := connected(t, 1)
 	if _, err := p.KV(ctx, "fleet", false); !errors.Is(err, ErrNoBucket) {
 		t.Fatalf("a missing bucket: %v, want ErrNoBucket", err)
 	}

@@ -1,28 +1,14 @@
 package natsjs
 
 import (
-	"context"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/edged/edged/testing/natsbroker"
 )
 
 func TestEnsureStreamCreatesOrExtendsTheStreamAndStreamForFindsIt(t *testing.T) {
-	srv := natsbroker.Start(t)
-	p, err := Connect(Options{URL: srv.URL(), Name: "test", MaxPending: 16, AckTimeout: 5 * time.Second, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := p.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv, p, ctx := connected(t, 16)
 	if _, _, err := p.StreamFor(ctx, "edged.gw1.>"); err == nil || !strings.Contains(err.Error(), "no JetStream stream takes in subject edged.gw1.>") {
 		t.Fatalf("before any stream: %v, want an error naming the subject", err)
 	}

@@ -1,16 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/harness"
 	"github.com/edged/edged/testing/oracle"
@@ -78,35 +74,7 @@ func burstConfig(t testing.TB, url, prefix, limits string) crashSetup {
 	t.Helper()
 	dir := t.TempDir()
 	s := crashSetup{broker: url, prefix: prefix, dataDir: filepath.Join(dir, "data"), config: filepath.Join(dir, "edged.yaml")}
-	crashWriteFile(t, s.config, fmt.Sprintf(`
-data_dir: %s
-durability: process
-commit_interval: 20ms
-devices_dir: devices
-log: {level: info}
-http: {listen: "127.0.0.1:0"}
-broker: {url: %q, client_id: %s-edged}
-%s
-`, s.dataDir, url, prefix, limits))
-	crashWriteFile(t, filepath.Join(dir, "devices", "crash.yaml"), fmt.Sprintf(`
-device: %s
-streams:
-  - name: s
-    topic: %s/data
-    qos: 1
-    timestamp: {field: ts, unit: ms}
-    key: {field: k}
-    watermark: {strategy: bounded, max_out_of_orderness: %dms, interval: 200ms, idle_timeout: 1s, idle_mode: advance, max_future_skew: 0s}
-windows:
-  - name: w
-    stream: s
-    type: tumbling
-    size: %dms
-    allowed_lateness: %dms
-    aggregates: [%s]
-    output: {topic: "%s/out/{key}", qos: 1}
-    late: "topic:%s/late"
-`, crashDevice, prefix, crashBoundMS, crashWindowMS, crashLateness, joinComma(crashAggregates), prefix, prefix))
+	s.write(t, dir, limits, crashLayout{topic: "data", key: "{field: k}", interval: "200ms"})
 	return s
 }
 
@@ -130,32 +98,10 @@ func burstEvents() []oracle.Event {
 // burstPublish publishes events[from:to] with QoS 1 to the one topic and waits for
 // every PUBACK.
 func burstPublish(s crashSetup, events []oracle.Event, from, to int) error {
-	cl, err := mqtt.Connect(context.Background(), mqtt.Options{
-		URL: s.broker, ClientID: fmt.Sprintf("%s-pub-%d", s.prefix, from), CleanSession: true,
+	return s.publish(events, from, to, publishing{
+		topic: func(oracle.Event) string { return s.prefix + "/data" },
+		payload: func(e oracle.Event, seq int) []byte {
+			return fmt.Appendf(nil, `{"k":%q,"ts":%d,"v":%s,"seq":%d}`, e.Key, e.TS, strconv.FormatFloat(e.Values[0].Num, 'g', -1, 64), seq)
+		},
 	})
-	if err != nil {
-		return fmt.Errorf("publisher: %w", err)
-	}
-	defer cl.Close(time.Second)
-	slots := make(chan struct{}, crashMaxPubAck)
-	var wg sync.WaitGroup
-	var firstErr atomic.Pointer[error]
-	for i := from; i < to; i++ {
-		slots <- struct{}{}
-		wg.Add(1)
-		e := events[i]
-		payload := fmt.Appendf(nil, `{"k":%q,"ts":%d,"v":%s,"seq":%d}`, e.Key, e.TS, strconv.FormatFloat(e.Values[0].Num, 'g', -1, 64), i)
-		cl.Publish(s.prefix+"/data", 1, payload, func(err error) {
-			if err != nil {
-				firstErr.CompareAndSwap(nil, &err)
-			}
-			<-slots
-			wg.Done()
-		})
-	}
-	wg.Wait()
-	if p := firstErr.Load(); p != nil {
-		return fmt.Errorf("publisher: %w", *p)
-	}
-	return nil
 }

@@ -61,6 +61,21 @@ func crashConfigIn(t testing.TB, url, prefix, dataDir, more string) crashSetup {
 		dataDir = filepath.Join(dir, "data")
 	}
 	s := crashSetup{broker: url, prefix: prefix, dataDir: dataDir, config: filepath.Join(dir, "edged.yaml")}
+	s.write(t, dir, more, crashLayout{topic: "+/data", key: "{topic_segment: 1}", interval: "20ms"})
+	return s
+}
+
+// crashLayout is where the crash suite's device finds its key and how often its
+// watermark is emitted.
+type crashLayout struct {
+	topic    string // after the prefix
+	key      string // the stream's key spec
+	interval string // watermark interval
+}
+
+// write writes the daemon file, with more lines (YAML) appended, and the device file.
+func (s crashSetup) write(t testing.TB, dir, more string, l crashLayout) {
+	t.Helper()
 	crashWriteFile(t, s.config, fmt.Sprintf(`
 data_dir: %s
 durability: process
@@ -69,16 +84,17 @@ devices_dir: devices
 log: {level: info}
 http: {listen: "127.0.0.1:0"}
 broker: {url: %q, client_id: %s-edged}
-%s`, s.dataDir, url, prefix, more))
+%s
+`, s.dataDir, s.broker, s.prefix, more))
 	crashWriteFile(t, filepath.Join(dir, "devices", "crash.yaml"), fmt.Sprintf(`
 device: %s
 streams:
   - name: s
-    topic: %s/+/data
+    topic: %s/%s
     qos: 1
     timestamp: {field: ts, unit: ms}
-    key: {topic_segment: 1}
-    watermark: {strategy: bounded, max_out_of_orderness: %dms, interval: 20ms, idle_timeout: 1s, idle_mode: advance, max_future_skew: 0s}
+    key: %s
+    watermark: {strategy: bounded, max_out_of_orderness: %dms, interval: %s, idle_timeout: 1s, idle_mode: advance, max_future_skew: 0s}
 windows:
   - name: w
     stream: s
@@ -88,8 +104,7 @@ windows:
     aggregates: [%s]
     output: {topic: "%s/out/{key}", qos: 1}
     late: "topic:%s/late"
-`, crashDevice, prefix, crashBoundMS, crashWindowMS, crashLateness, joinComma(crashAggregates), prefix, prefix))
-	return s
+`, crashDevice, s.prefix, l.topic, l.key, crashBoundMS, l.interval, crashWindowMS, crashLateness, joinComma(crashAggregates), s.prefix, s.prefix))
 }
 
 func joinComma(ss []string) string {
@@ -116,6 +131,23 @@ func crashPayload(e oracle.Event, seq int) []byte {
 // crashPublish publishes events[from:to] with QoS 1 at crashRate and waits for
 // every PUBACK; acked counts them as they come.
 func crashPublish(t testing.TB, s crashSetup, events []oracle.Event, from, to int, acked *atomic.Int64) error {
+	return s.publish(events, from, to, publishing{
+		topic:   func(e oracle.Event) string { return fmt.Sprintf("%s/%s/data", s.prefix, e.Key) },
+		payload: crashPayload, paced: true, acked: acked,
+	})
+}
+
+// publishing is how crashSetup.publish sends each event.
+type publishing struct {
+	topic   func(oracle.Event) string
+	payload func(e oracle.Event, seq int) []byte
+	paced   bool          // crashBurst messages at a time, at crashRate
+	acked   *atomic.Int64 // counts confirmed publishes when not nil
+}
+
+// publish sends events[from:to] with QoS 1, at most crashMaxPubAck unconfirmed, and
+// waits until the broker confirmed them all.
+func (s crashSetup) publish(events []oracle.Event, from, to int, how publishing) error {
 	cl, err := mqtt.Connect(context.Background(), mqtt.Options{
 		URL: s.broker, ClientID: fmt.Sprintf("%s-pub-%d", s.prefix, from), CleanSession: true,
 	})
@@ -129,17 +161,18 @@ func crashPublish(t testing.TB, s crashSetup, events []oracle.Event, from, to in
 	pace := time.NewTicker(time.Second * crashBurst / crashRate)
 	defer pace.Stop()
 	for i := from; i < to; i++ {
-		if (i-from)%crashBurst == 0 && i > from {
+		if how.paced && (i-from)%crashBurst == 0 && i > from {
 			<-pace.C
 		}
 		slots <- struct{}{}
 		wg.Add(1)
 		e := events[i]
-		cl.Publish(fmt.Sprintf("%s/%s/data", s.prefix, e.Key), 1, crashPayload(e, i), func(err error) {
-			if err != nil {
+		cl.Publish(how.topic(e), 1, how.payload(e, i), func(err error) {
+			switch {
+			case err != nil:
 				firstErr.CompareAndSwap(nil, &err)
-			} else {
-				acked.Add(1)
+			case how.acked != nil:
+				how.acked.Add(1)
 			}
 			<-slots
 			wg.Done()
