@@ -242,7 +242,7 @@ func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
 	}
 	var seqs []uint64
 	for _, o := range u.outbox {
-		seqs = append(seqs, b.Enqueue(o.queue, o.entry.encode()))
+		seqs = append(seqs, b.Enqueue(o.queue, o.entry.Encode()))
 	}
 	for _, d := range u.dequeue {
 		b.Dequeue(d.queue, d.seq)

@@ -16,6 +16,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/edged/edged/actors/uplink"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/persist"
@@ -34,7 +35,7 @@ type Daemon struct {
 	topo     *topology
 	http     *http.Server
 	httpAddr string
-	upstream *upstreamLink
+	upstream *uplink.Link
 	status   *statusSampler // nil without http.listen
 	reload   *reloadState
 	applyMu  sync.Mutex // one reload at a time, and none once stopping
@@ -83,11 +84,14 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	pub := &lazyPublisher{}
 	var late func(*env) *actor.PID
 	if cfg.Upstream.Enabled() {
-		d.upstream, err = newUpstreamLink(ctx, cfg.Upstream, log, d.metrics)
+		d.upstream, err = uplink.Start(ctx, cfg.Upstream, log, d.metrics.Uplink)
 		if err != nil {
 			return nil, err
 		}
-		late = d.upstream.spawn
+		late = func(e *env) *actor.PID {
+			e.intakeBlocked = d.upstream.IntakeBlocked
+			return d.upstream.Spawn(e.system.Root, e.props, e.store, e.log)
+		}
 	}
 	d.topo, err = buildTopology(cfg, d.store, d.metrics, log, nil, pub, late)
 	if err != nil {
@@ -249,7 +253,7 @@ func (d *Daemon) close() {
 		d.client.Close(time.Second)
 	}
 	if d.upstream != nil {
-		d.upstream.close()
+		d.upstream.Close()
 	}
 	if d.topo != nil {
 		d.topo.system.Shutdown()
@@ -306,7 +310,7 @@ func (d *Daemon) Health() (ok bool, status string) {
 	switch {
 	case len(problems) > 0:
 		return false, strings.Join(problems, "; ")
-	case d.upstream != nil && !d.upstream.connected():
+	case d.upstream != nil && !d.upstream.Connected():
 		return true, "ok; upstream disconnected (late data held in the outbox)"
 	}
 	return true, "ok"

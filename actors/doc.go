@@ -13,6 +13,20 @@
 // pipelines of changed devices are replaced, after what they took is committed,
 // while the router holds their new messages (router_hold.go).
 //
-// This package may import everything else in edged; nothing but cmd/ and testing/
-// imports it.
+// Layout:
+//
+//   - actors (this package): the topology (router, pipeline, source and window
+//     actors, topology.go), the durability protocol (units, flush, committer, sink,
+//     outboxes), the daemon, replay, metrics and the status page.
+//   - actors/uplink: the upstream-sync actor that ships the upstream outboxes to a
+//     cloud MQTT broker or NATS JetStream, and its transports. The daemon starts an
+//     uplink.Link and spawns the actor through it.
+//   - actors/outbox: what the two share: outbox entries and their encoding, the
+//     upstream queue name, record ids, and the messages Tick, Enqueued and
+//     Delivered (this package's names for them are aliases).
+//
+// Imports go one way: actors imports uplink and outbox, uplink imports outbox, and
+// outbox imports no package of edged; a sub-package never imports actors. This
+// package may import everything else in edged; nothing but cmd/ and testing/ imports
+// it.
 package actors

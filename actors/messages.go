@@ -9,9 +9,6 @@ import (
 	"github.com/edged/edged/windows"
 )
 
-// Tick carries processing time (ms) into the topology; no actor reads a clock.
-type Tick struct{ Now int64 }
-
 // Inbound is one MQTT message as it arrived at processing time At.
 type Inbound struct {
 	Topic     string
@@ -138,20 +135,6 @@ type detachQueue struct {
 	done  chan struct{}
 }
 
-// Delivered reports outbox entries the upstream side is done with.
-type Delivered struct {
-	Queue string
-	Seqs  []uint64
-}
-
-// Enqueued tells an outbox reader that new entries were committed; it reports what
-// it is done with to ReplyTo (the device's committer) as Published or Delivered.
-type Enqueued struct {
-	Queue   string
-	Entries []outboxEntry
-	ReplyTo *actor.PID
-}
-
 // FlushNow makes a pipeline flush and commit at once; Done is closed afterwards.
 type FlushNow struct{ Done chan struct{} }
 
@@ -162,12 +145,6 @@ type commitWanted struct{}
 // committed tells the pipeline that the committer tried to commit every epoch up
 // to Epoch, so a commit wanted meanwhile can start.
 type committed struct{ Epoch uint64 }
-
-// upstreamAcked is the upstream broker's answer to one batch.
-type upstreamAcked struct {
-	batch *upBatch
-	err   error
-}
 
 // DrainSink asks the sink to close Done once no publish awaits the broker's answer,
 // so shutdown can commit the deliveries and a restart does not publish them again.

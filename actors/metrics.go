@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/edged/edged/actors/uplink"
 	"github.com/edged/edged/configs"
 )
 
@@ -40,14 +41,8 @@ type Metrics struct {
 	Quarantined    *prometheus.CounterVec // device, window
 	Unreadable     *prometheus.CounterVec // device: saved stream or valve states skipped at start
 	BrokerUp       prometheus.Gauge
-	UpstreamUp     prometheus.Gauge
-	OutboxRecords  *prometheus.GaugeVec // queue
-	OutboxBytes    *prometheus.GaugeVec // queue
-	OutboxOldest   *prometheus.GaugeVec // queue: age of the oldest entry, seconds
-	UpstreamSent   prometheus.Counter
-	UpstreamDrop   *prometheus.CounterVec // policy
-	UpstreamDups   prometheus.Counter     // JetStream only
 	UnshippedLate  *prometheus.CounterVec // device: late records with no upstream configured
+	Uplink         *uplink.Metrics        // the upstream series; PublishRefused is its Refused
 }
 
 // NewMetrics registers every series on a fresh registry, streams by definition.
@@ -59,6 +54,7 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 	f := factory{r: r, status: status}
 	streams := newStreamStats()
 	r.MustRegister(newStreamCollector(streams, cfg.PerTopic))
+	publishRefused := f.counters("edged_publish_refused_total", "Records dropped because their topic is not a valid MQTT topic (never sent, never retried).", "output")
 	m := &Metrics{
 		Registry:       r,
 		status:         status,
@@ -79,18 +75,21 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 		CommitSeconds:  f.histogram("edged_commit_duration_seconds", "Duration of a state commit."),
 		Published:      f.counter("edged_results_published_total", "Results delivered to the local broker."),
 		PublishErrors:  f.counter("edged_publish_errors_total", "Result publishes that failed and will be retried."),
-		PublishRefused: f.counters("edged_publish_refused_total", "Records dropped because their topic is not a valid MQTT topic (never sent, never retried).", "output"),
+		PublishRefused: publishRefused,
 		Quarantined:    f.counters("edged_quarantined_windows_total", "Persisted windows that failed to decode.", "device", "window"),
 		Unreadable:     f.counters("edged_unreadable_state_total", "Persisted stream or valve states that failed to decode (started empty).", "device"),
 		BrokerUp:       f.gauge("edged_broker_connected", "1 while connected to the local broker."),
-		UpstreamUp:     f.gauge("edged_upstream_connected", "1 while connected to the upstream broker."),
-		OutboxRecords:  f.gauges("edged_outbox_records", "Entries waiting in an outbox.", "queue"),
-		OutboxBytes:    f.gauges("edged_outbox_bytes", "Bytes waiting in an outbox.", "queue"),
-		OutboxOldest:   f.gauges("edged_outbox_oldest_age_seconds", "Age of the oldest outbox entry.", "queue"),
-		UpstreamSent:   f.counter("edged_upstream_sent_total", "Records delivered upstream (PUBACK received)."),
-		UpstreamDrop:   f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
-		UpstreamDups:   f.counter("edged_upstream_duplicates_total", "Records JetStream already held when edged sent them again (after a lost ack or a crash): stored once, counted here."),
 		UnshippedLate:  f.counters("edged_late_unshipped_total", "Late records logged because no upstream is configured.", "device"),
+		Uplink: &uplink.Metrics{
+			Connected:     f.gauge("edged_upstream_connected", "1 while connected to the upstream broker."),
+			OutboxRecords: f.gauges("edged_outbox_records", "Entries waiting in an outbox.", "queue"),
+			OutboxBytes:   f.gauges("edged_outbox_bytes", "Bytes waiting in an outbox.", "queue"),
+			OutboxOldest:  f.gauges("edged_outbox_oldest_age_seconds", "Age of the oldest outbox entry.", "queue"),
+			Sent:          f.counter("edged_upstream_sent_total", "Records delivered upstream (PUBACK received)."),
+			Dropped:       f.counters("edged_upstream_dropped_total", "Outbox records dropped by the full-outbox policy.", "policy"),
+			Duplicates:    f.counter("edged_upstream_duplicates_total", "Records JetStream already held when edged sent them again (after a lost ack or a crash): stored once, counted here."),
+			Refused:       publishRefused,
+		},
 	}
 	m.labelled = f.labelled
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), buildInfoCollector())

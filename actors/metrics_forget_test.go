@@ -16,7 +16,7 @@ func TestMetricsForget(t *testing.T) {
 	m.Firings.WithLabelValues("b", "w1").Inc()
 	m.Inflight.WithLabelValues("a").Set(3)
 	m.Inflight.WithLabelValues("b").Set(4)
-	m.OutboxRecords.WithLabelValues("results/a").Set(1)
+	m.Uplink.OutboxRecords.WithLabelValues("results/a").Set(1)
 
 	m.forget(prometheus.Labels{"device": "a", "window": "w2"})
 	if n := countSeries(m.Firings); n != 2 {
@@ -29,7 +29,7 @@ func TestMetricsForget(t *testing.T) {
 	if n := countSeries(m.Inflight); n != 1 {
 		t.Errorf("after forgetting device a: %d inflight series, want 1 (b)", n)
 	}
-	if n := countSeries(m.OutboxRecords); n != 1 {
+	if n := countSeries(m.Uplink.OutboxRecords); n != 1 {
 		t.Errorf("a vector without a device label lost its series: %d, want 1", n)
 	}
 }

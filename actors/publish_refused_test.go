@@ -53,30 +53,10 @@ func TestSinkDropsAResultWhoseTopicIsInvalidInsteadOfRetryingIt(t *testing.T) {
 	if !slices.Equal(got, []uint64{1, 2, 3}) {
 		t.Fatalf("outbox entries %v reported done, want 1, 2 and 3", got)
 	}
-	if n := upMetric(t, e.metrics.PublishRefused.WithLabelValues("local")); n != 2 {
+	if n := metricValue(t, e.metrics.PublishRefused.WithLabelValues("local")); n != 2 {
 		t.Errorf("edged_publish_refused_total{output=local} = %v, want 2", n)
 	}
-	if n := upMetric(t, e.metrics.PublishErrors); n != 0 {
+	if n := metricValue(t, e.metrics.PublishErrors); n != 0 {
 		t.Errorf("edged_publish_errors_total = %v, want 0: nothing is retried", n)
-	}
-}
-
-func TestUpstreamDropsRecordsWhoseTopicIsInvalidAndGoesOn(t *testing.T) {
-	conn := &upFakeConn{up: true}
-	h := newUpHarness(t, t.TempDir(), upConfig(10, 0, 0), conn, nil, true)
-	defer h.close()
-	h.tick(1000)
-	h.enqueue("d", []string{"a", "bad\x00", "a"}, 0, 1000, true)
-	h.tick(1010)
-	h.tick(1020)
-	want := []upMessage{{"cloud/gw/d/late/a", false, []string{"d-1"}}, {"cloud/gw/d/late/a", false, []string{"d-3"}}}
-	if got := conn.messages(); !slices.EqualFunc(got, want, upMessageEqual) {
-		t.Errorf("published %v, want %v", got, want)
-	}
-	if left := h.seqs(upstreamQueue("d")); len(left) != 0 {
-		t.Errorf("outbox still holds %v", left)
-	}
-	if n := upMetric(t, h.env.metrics.PublishRefused.WithLabelValues("upstream")); n != 1 {
-		t.Errorf("edged_publish_refused_total{output=upstream} = %v, want 1", n)
 	}
 }

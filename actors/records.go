@@ -120,17 +120,6 @@ const (
 	reasonKeyLimit    = "key_limit" // a new key past limits.max_keys_per_window
 )
 
-// withID splices the delivery id into an encoded late or result record.
-func withID(device string, seq uint64, rec []byte) []byte {
-	b := make([]byte, 0, len(rec)+len(device)+32)
-	b = append(b, `{"id":"`...)
-	b = append(b, device...)
-	b = append(b, '-')
-	b = strconv.AppendUint(b, seq, 10)
-	b = append(b, `",`...)
-	return append(b, rec[1:]...)
-}
-
 func appendWatermark(b []byte, wm int64) []byte {
 	if wm == math.MinInt64 {
 		return append(b, "null"...)

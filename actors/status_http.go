@@ -17,7 +17,7 @@ const (
 )
 
 func (d *Daemon) newStatusSampler() *statusSampler {
-	connected := func() bool { return d.upstream != nil && d.upstream.connected() }
+	connected := func() bool { return d.upstream != nil && d.upstream.Connected() }
 	s := newStatusSampler(d.metrics, d.cfg.Limits.MaxKeysPerWindow, d.upstream != nil, connected, statusEvery, statusSpan)
 	s.config = d.configStatus
 	return s

@@ -128,7 +128,7 @@ func TestThousandsOfLateRecordsBetweenTwoFlushesCommit(t *testing.T) {
 	for _, d := range topo.flushAll() {
 		<-d
 	}
-	if n := upMetric(t, topo.env.metrics.CommitErrors); n != 0 {
+	if n := metricValue(t, topo.env.metrics.CommitErrors); n != 0 {
 		t.Fatalf("%v commit errors:\n%s", n, logs.String())
 	}
 	pub.mu.Lock()

@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"encoding/json"
@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/persist"
@@ -27,12 +29,12 @@ type upHarness struct {
 	system    *actor.ActorSystem
 	pid       *actor.PID
 	committer *actor.PID
-	link      *upstreamLink // owns the blocked flag (and, with a broker, the connection)
+	link      *Link // owns the blocked flag (and, with a broker, the connection)
 }
 
 // newUpHarness opens the store in dir and spawns the actor. sync runs every actor on
 // the sending goroutine (as replay does), so a Send returns after all it caused.
-func newUpHarness(t testing.TB, dir string, cfg configs.Upstream, conn upstreamConn, link *upstreamLink, sync bool) *upHarness {
+func newUpHarness(t testing.TB, dir string, cfg configs.Upstream, conn upstreamConn, link *Link, sync bool) *upHarness {
 	t.Helper()
 	store, err := persist.Open(persist.Options{Dir: dir})
 	if err != nil {
@@ -40,17 +42,35 @@ func newUpHarness(t testing.TB, dir string, cfg configs.Upstream, conn upstreamC
 	}
 	log := slog.New(slog.DiscardHandler)
 	if link == nil {
-		link = &upstreamLink{}
+		link = &Link{metrics: newTestMetrics()}
 	}
-	e := &env{store: store, metrics: NewMetrics(), log: log}
+	props := actor.PropsFromProducer
 	if sync {
-		e.dispatch = actor.NewSynchronizedDispatcher(100)
+		d := actor.NewSynchronizedDispatcher(100)
+		props = func(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
+			return actor.PropsFromProducer(p, append(opts, actor.WithDispatcher(d))...)
+		}
 	}
+	e := &env{store: store, metrics: link.metrics, log: log}
 	h := &upHarness{t: t, store: store, env: e, link: link}
 	h.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
-	h.committer = h.system.Root.Spawn(e.props(func() actor.Actor { return &upFakeCommitter{t: t, store: store} }))
-	h.pid = h.system.Root.Spawn(e.props(func() actor.Actor { return newUpstream(e, cfg, conn, &link.blocked) }))
+	h.committer = h.system.Root.Spawn(props(func() actor.Actor { return &upFakeCommitter{t: t, store: store} }))
+	h.pid = h.system.Root.Spawn(props(func() actor.Actor { return newUpstream(e, cfg, conn, &link.blocked) }))
 	return h
+}
+
+// newTestMetrics are the uplink's series, unregistered.
+func newTestMetrics() *Metrics {
+	return &Metrics{
+		Connected:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "connected"}),
+		Sent:          prometheus.NewCounter(prometheus.CounterOpts{Name: "sent"}),
+		Dropped:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dropped"}, []string{"policy"}),
+		Duplicates:    prometheus.NewCounter(prometheus.CounterOpts{Name: "duplicates"}),
+		Refused:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "refused"}, []string{"output"}),
+		OutboxRecords: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "records"}, []string{"queue"}),
+		OutboxBytes:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bytes"}, []string{"queue"}),
+		OutboxOldest:  prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "oldest"}, []string{"queue"}),
+	}
 }
 
 // close stops the actors and the store, as a crash of edged would leave the directory
@@ -66,28 +86,28 @@ func (h *upHarness) close() {
 // enqueue commits one late record per stream name to device's upstream queue, as the
 // device's committer does, then tells the actor. Each payload carries its index i as
 // "n" and received_at at.
-func (h *upHarness) enqueue(device string, streams []string, first int, at int64, announce bool) []outboxEntry {
+func (h *upHarness) enqueue(device string, streams []string, first int, at int64, announce bool) []outbox.Entry {
 	h.t.Helper()
-	q := upstreamQueue(device)
+	q := outbox.UpstreamQueue(device)
 	b := h.store.NewBatch()
 	// Real devices have state besides their outbox; the actor finds backlogs by it.
 	b.PutStream(device, "s", watermark.GeneratorState{})
-	entries := make([]outboxEntry, len(streams))
+	entries := make([]outbox.Entry, len(streams))
 	for i, s := range streams {
-		entries[i] = outboxEntry{Topic: "late/" + s, QoS: 1,
+		entries[i] = outbox.Entry{Topic: "late/" + s, QoS: 1,
 			Payload: fmt.Appendf(nil, `{"device":%q,"stream":%q,"n":%d,"received_at":%d}`, device, s, first+i, at)}
-		entries[i].Seq = b.Enqueue(q, entries[i].encode())
+		entries[i].Seq = b.Enqueue(q, entries[i].Encode())
 	}
 	if err := h.store.Commit(b); err != nil {
 		h.t.Fatal(err)
 	}
 	if announce {
-		h.system.Root.Send(h.pid, &Enqueued{Queue: q, Entries: entries, ReplyTo: h.committer})
+		h.system.Root.Send(h.pid, &outbox.Enqueued{Queue: q, Entries: entries, ReplyTo: h.committer})
 	}
 	return entries
 }
 
-func (h *upHarness) tick(now int64) { h.system.Root.Send(h.pid, &Tick{Now: now}) }
+func (h *upHarness) tick(now int64) { h.system.Root.Send(h.pid, &outbox.Tick{Now: now}) }
 
 // seqs lists the entries left in a queue.
 func (h *upHarness) seqs(queue string) []uint64 {
@@ -110,7 +130,7 @@ type upFakeCommitter struct {
 }
 
 func (c *upFakeCommitter) Receive(ctx actor.Context) {
-	if m, ok := ctx.Message().(*Delivered); ok {
+	if m, ok := ctx.Message().(*outbox.Delivered); ok {
 		b := c.store.NewBatch()
 		for _, s := range m.Seqs {
 			b.Dequeue(m.Queue, s)
@@ -151,7 +171,7 @@ func (f *upFakeConn) setUp(up bool) {
 	f.up = up
 }
 
-func (f *upFakeConn) Publish(b upstreamBatch, done func(error)) {
+func (f *upFakeConn) publish(b upstreamBatch, done func(error)) {
 	topic, payload := upstreamTopic("cloud/gw", b.device, b.topic), upstreamPayload(b.device, b.entries)
 	f.mu.Lock()
 	var err error

@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"context"
@@ -75,7 +75,7 @@ func (c *upCloud) firstSeqs(t testing.TB) map[string][]uint64 {
 // the upstream broker, the actor, and the ticker that drives it.
 func startUpEdged(t testing.TB, dir string, cfg configs.Upstream) (h *upHarness, stop func()) {
 	t.Helper()
-	link, err := newUpstreamLink(context.Background(), cfg, slog.New(slog.DiscardHandler), NewMetrics())
+	link, err := Start(context.Background(), cfg, slog.New(slog.DiscardHandler), newTestMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func startUpEdged(t testing.TB, dir string, cfg configs.Upstream) (h *upHarness,
 		close(done)
 		<-ticking
 		h.close()
-		link.close()
+		link.Close()
 	}
 }
 
@@ -112,7 +112,7 @@ func TestUpstreamOutageAndRestartDeliverEveryRecordInOrder(t *testing.T) {
 	ten := slices.Repeat([]string{"s"}, 10)
 
 	h, stop := startUpEdged(t, dir, cfg)
-	upEventually(t, 10*time.Second, "edged connected to the upstream broker", h.link.connected)
+	upEventually(t, 10*time.Second, "edged connected to the upstream broker", h.link.Connected)
 	n := map[string]int{}
 	for range 3 {
 		for _, d := range devices {
@@ -123,7 +123,7 @@ func TestUpstreamOutageAndRestartDeliverEveryRecordInOrder(t *testing.T) {
 	upEventually(t, 10*time.Second, "the first 60 records reached the cloud", func() bool { return cloud.unique() == 60 })
 
 	up.Stop()
-	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.connected() })
+	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.Connected() })
 	for range 10 {
 		for _, d := range devices {
 			h.enqueue(d, ten, n[d], 0, true)

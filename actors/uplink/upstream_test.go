@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 )
 
@@ -162,7 +163,7 @@ func TestUpstreamDrainsABacklogNoFasterThanMaxRateWhileNewRecordsArrive(t *testi
 		if min := int(rate) - maxRecords; len(sent) < min {
 			t.Errorf("device %s: %d records published, want at least %d: the devices share the rate", d, len(sent), min)
 		}
-		if left := len(h.seqs(upstreamQueue(d))); left != total[d]-len(sent) {
+		if left := len(h.seqs(outbox.UpstreamQueue(d))); left != total[d]-len(sent) {
 			t.Errorf("device %s: %d records left in the outbox, want %d enqueued - %d delivered", d, left, total[d], len(sent))
 		}
 	}
@@ -189,8 +190,8 @@ func TestUpstreamFullOutboxAppliesItsPolicyAndCountsEveryDrop(t *testing.T) {
 			conn := &upFakeConn{up: tt.inflight > 0, hold: true}
 			cfg := upConfig(max(tt.inflight, 1), 0, 0)
 			// Every record has the same size (n runs over three digits); ten fit.
-			size := len(outboxEntry{Topic: "late/s", QoS: 1,
-				Payload: []byte(`{"device":"d","stream":"s","n":100,"received_at":1}`)}.encode())
+			size := len(outbox.Entry{Topic: "late/s", QoS: 1,
+				Payload: []byte(`{"device":"d","stream":"s","n":100,"received_at":1}`)}.Encode())
 			cfg.Outbox = configs.Outbox{MaxBytes: int64(10 * size), WhenFull: tt.policy}
 			h := newUpHarness(t, t.TempDir(), cfg, conn, nil, true)
 			defer h.close()
@@ -202,11 +203,11 @@ func TestUpstreamFullOutboxAppliesItsPolicyAndCountsEveryDrop(t *testing.T) {
 			if got := h.seqs("up/d"); !slices.Equal(got, tt.left) {
 				t.Errorf("outbox holds %v, want %v", got, tt.left)
 			}
-			drops := upMetric(t, h.env.metrics.UpstreamDrop.WithLabelValues(tt.policy))
+			drops := upMetric(t, h.env.metrics.Dropped.WithLabelValues(tt.policy))
 			if want := float64(20 - len(tt.left)); drops != want {
 				t.Errorf("%v records counted as dropped, want %v", drops, want)
 			}
-			if got := h.link.intakeBlocked(); got != tt.blocked {
+			if got := h.link.IntakeBlocked(); got != tt.blocked {
 				t.Errorf("intake blocked %v, want %v", got, tt.blocked)
 			}
 
@@ -227,7 +228,7 @@ func TestUpstreamFullOutboxAppliesItsPolicyAndCountsEveryDrop(t *testing.T) {
 			if !slices.Equal(got, tt.left) {
 				t.Errorf("after the uplink came back, delivered %v, want what was kept: %v", got, tt.left)
 			}
-			if h.link.intakeBlocked() {
+			if h.link.IntakeBlocked() {
 				t.Error("intake still blocked after the outbox drained")
 			}
 		})
@@ -304,7 +305,7 @@ func TestUpstreamRetriesARefusedBatchWithoutReordering(t *testing.T) {
 	if got := conn.messages(); !slices.EqualFunc(got, want, upMessageEqual) {
 		t.Errorf("published %v, want %v", got, want)
 	}
-	if got := upMetric(t, h.env.metrics.UpstreamSent); got != 5 {
+	if got := upMetric(t, h.env.metrics.Sent); got != 5 {
 		t.Errorf("upstream sent counter %v, want 5", got)
 	}
 }
@@ -318,13 +319,13 @@ func TestUpstreamReportsOutboxSizeAgeAndConnection(t *testing.T) {
 	m := h.env.metrics
 	var bytes int64
 	for _, e := range entries {
-		bytes += encodedLen(e)
+		bytes += e.Size()
 	}
 	check := func(when string, records, size, age, up float64) {
 		t.Helper()
 		got := []float64{
 			upMetric(t, m.OutboxRecords.WithLabelValues("up/d")), upMetric(t, m.OutboxBytes.WithLabelValues("up/d")),
-			upMetric(t, m.OutboxOldest.WithLabelValues("up/d")), upMetric(t, m.UpstreamUp),
+			upMetric(t, m.OutboxOldest.WithLabelValues("up/d")), upMetric(t, m.Connected),
 		}
 		if want := []float64{records, size, age, up}; !slices.Equal(got, want) {
 			t.Errorf("%s: records, bytes, oldest age (s), connected = %v, want %v", when, got, want)
@@ -335,4 +336,24 @@ func TestUpstreamReportsOutboxSizeAgeAndConnection(t *testing.T) {
 	h.tick(12_010)
 	h.tick(12_020)
 	check("delivered", 0, 0, 0, 1)
+}
+
+func TestUpstreamDropsRecordsWhoseTopicIsInvalidAndGoesOn(t *testing.T) {
+	conn := &upFakeConn{up: true}
+	h := newUpHarness(t, t.TempDir(), upConfig(10, 0, 0), conn, nil, true)
+	defer h.close()
+	h.tick(1000)
+	h.enqueue("d", []string{"a", "bad\x00", "a"}, 0, 1000, true)
+	h.tick(1010)
+	h.tick(1020)
+	want := []upMessage{{"cloud/gw/d/late/a", false, []string{"d-1"}}, {"cloud/gw/d/late/a", false, []string{"d-3"}}}
+	if got := conn.messages(); !slices.EqualFunc(got, want, upMessageEqual) {
+		t.Errorf("published %v, want %v", got, want)
+	}
+	if left := h.seqs(outbox.UpstreamQueue("d")); len(left) != 0 {
+		t.Errorf("outbox still holds %v", left)
+	}
+	if n := upMetric(t, h.env.metrics.Refused.WithLabelValues("upstream")); n != 1 {
+		t.Errorf("edged_publish_refused_total{output=upstream} = %v, want 1", n)
+	}
 }

@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"errors"
@@ -9,17 +9,18 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
 )
 
-// upstreamConn is the uplink as the upstream actor sees it: *upstreamLink in the
+// upstreamConn is the uplink as the upstream actor sees it: *Link in the
 // daemon (over an MQTT or a JetStream transport), a fake in tests. The actor decides
-// what goes out and when; the transport how. Publish sends one batch; done reports,
+// what goes out and when; the transport how. publish sends one batch; done reports,
 // once, that the server acknowledged every record of it (MQTT PUBACK, JetStream
 // PubAck) or why not, and the actor then sends the whole batch again.
 type upstreamConn interface {
-	Publish(b upstreamBatch, done func(error))
+	publish(b upstreamBatch, done func(error))
 	Connected() bool
 }
 
@@ -43,8 +44,8 @@ const (
 //
 // What the cloud receives over MQTT on {topic_prefix}/{device}/late/{stream} (and
 // .../results/{window}): one MQTT message per batch, the record itself when the batch
-// holds one, otherwise a JSON array of records in outbox order (see upstream_mqtt.go;
-// JetStream gets one message per record, see upstream_nats.go). A batch holds
+// holds one, otherwise a JSON array of records in outbox order (see mqtt.go;
+// JetStream gets one message per record, see nats.go). A batch holds
 // consecutive records of one topic, at most batch.max_records, and waits at most
 // batch.max_delay for more. Every record starts with "id":"<device>-<seq>", seq being
 // the outbox sequence number, unique per device across restarts: the cloud drops the
@@ -84,8 +85,8 @@ func newUpstream(e *env, cfg configs.Upstream, conn upstreamConn, blocked *atomi
 		maxRecords: max(cfg.Batch.MaxRecords, 1),
 		maxDelay:   cfg.Batch.MaxDelay.Milliseconds(),
 		queues:     map[string]*upQueue{},
-		sent:       e.metrics.UpstreamSent,
-		drops:      e.metrics.UpstreamDrop.WithLabelValues(cfg.Outbox.WhenFull),
+		sent:       e.metrics.Sent,
+		drops:      e.metrics.Dropped.WithLabelValues(cfg.Outbox.WhenFull),
 	}
 	u.tokens = upstreamBudgetCap
 	return u
@@ -95,11 +96,11 @@ func (u *upstream) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		u.onStarted()
-	case *Enqueued:
+	case *outbox.Enqueued:
 		u.onEnqueued(ctx, m)
 	case *upstreamAcked:
 		u.onAcked(ctx, m)
-	case *Tick:
+	case *outbox.Tick:
 		u.onTick(ctx, m)
 	}
 }
@@ -113,7 +114,7 @@ func (u *upstream) onStarted() {
 
 // onEnqueued learns of committed entries (or, with none, just of the queue's
 // committer) and applies the outbox limit before anything else reads them.
-func (u *upstream) onEnqueued(ctx actor.Context, m *Enqueued) {
+func (u *upstream) onEnqueued(ctx actor.Context, m *outbox.Enqueued) {
 	q := u.queue(m.Queue)
 	if m.ReplyTo != nil {
 		q.replyTo = m.ReplyTo
@@ -134,7 +135,7 @@ func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
 	}
 	if errors.Is(m.err, mqtt.ErrInvalidTopic) {
 		// Never sent and never sendable: dropped like delivered entries, counted.
-		u.env.metrics.PublishRefused.WithLabelValues("upstream").Add(float64(len(b.seqs)))
+		u.env.metrics.Refused.WithLabelValues("upstream").Add(float64(len(b.seqs)))
 		u.env.log.Error("dropping upstream records whose topic the broker would refuse", "queue", q.name, "records", len(b.seqs), "err", m.err)
 		q.inflight = nil
 		u.delivered(ctx, q, b.seqs)
@@ -164,7 +165,7 @@ func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
 // is unknown (backlog found at start, device not running) is cleaned up here.
 func (u *upstream) delivered(ctx actor.Context, q *upQueue, seqs []uint64) {
 	if q.replyTo != nil {
-		ctx.Send(q.replyTo, &Delivered{Queue: q.name, Seqs: seqs})
+		ctx.Send(q.replyTo, &outbox.Delivered{Queue: q.name, Seqs: seqs})
 		return
 	}
 	if err := u.dequeue(q, seqs); err != nil {
@@ -172,14 +173,14 @@ func (u *upstream) delivered(ctx actor.Context, q *upQueue, seqs []uint64) {
 	}
 }
 
-func (u *upstream) onTick(ctx actor.Context, m *Tick) {
+func (u *upstream) onTick(ctx actor.Context, m *outbox.Tick) {
 	u.now = m.Now
 	u.refill()
 	up := u.conn.Connected()
 	if up {
-		u.env.metrics.UpstreamUp.Set(1)
+		u.env.metrics.Connected.Set(1)
 	} else {
-		u.env.metrics.UpstreamUp.Set(0)
+		u.env.metrics.Connected.Set(0)
 	}
 	for _, q := range u.order {
 		b := q.inflight
@@ -202,6 +203,12 @@ func (u *upstream) onTick(ctx actor.Context, m *Tick) {
 			u.next = (j + 1) % n
 		}
 	}
+}
+
+// upstreamAcked is the upstream broker's answer to one batch.
+type upstreamAcked struct {
+	batch *upBatch
+	err   error
 }
 
 // queue returns the state of a queue, creating it on first sight.

@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
 )
@@ -51,7 +52,7 @@ func (t *mqttUplink) Connected() bool {
 	return c != nil && c.Connected()
 }
 
-func (t *mqttUplink) Publish(b upstreamBatch, done func(error)) {
+func (t *mqttUplink) publish(b upstreamBatch, done func(error)) {
 	c := t.client.Load()
 	if c == nil {
 		done(errUpstreamDown)
@@ -72,9 +73,9 @@ func (t *mqttUplink) close() {
 // upstreamPayload is what the cloud receives for a batch: the record itself when
 // there is one, a JSON array of records when there are several. Each record gets
 // `"id":"<device>-<seq>"` in front, unique per device across restarts.
-func upstreamPayload(device string, entries []outboxEntry) []byte {
+func upstreamPayload(device string, entries []outbox.Entry) []byte {
 	if len(entries) == 1 {
-		return withID(device, entries[0].Seq, entries[0].Payload)
+		return outbox.WithID(device, entries[0].Seq, entries[0].Payload)
 	}
 	size := 2
 	for _, e := range entries {
@@ -86,7 +87,7 @@ func upstreamPayload(device string, entries []outboxEntry) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, withID(device, e.Seq, e.Payload)...)
+		b = append(b, outbox.WithID(device, e.Seq, e.Payload)...)
 	}
 	return append(b, ']')
 }

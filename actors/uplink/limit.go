@@ -1,8 +1,10 @@
-package actors
+package uplink
 
 import (
 	"cmp"
 	"slices"
+
+	"github.com/edged/edged/actors/outbox"
 )
 
 // Outbox policies when the upstream outboxes together hold more than outbox.max_bytes.
@@ -24,7 +26,7 @@ const dropChunkUp = 256
 // reached the cloud, and a record must not be both delivered and counted as dropped.
 // Under block, the outbox overshoots the limit by what was in the pipelines when the
 // intake stopped.
-func (u *upstream) enforceLimit(q *upQueue, fresh []outboxEntry) {
+func (u *upstream) enforceLimit(q *upQueue, fresh []outbox.Entry) {
 	limit := u.cfg.Outbox.MaxBytes
 	if limit <= 0 {
 		return
@@ -93,7 +95,7 @@ func (u *upstream) dropOldest(excess int64) int64 {
 
 // dropNewest deletes the newest of the fresh entries until excess bytes are freed.
 // Entries already sent stay: they cannot be taken back.
-func (u *upstream) dropNewest(q *upQueue, fresh []outboxEntry, excess int64) {
+func (u *upstream) dropNewest(q *upQueue, fresh []outbox.Entry, excess int64) {
 	var seqs []uint64
 	var freed int64
 	for i := len(fresh) - 1; i >= 0 && freed < excess; i-- {
@@ -101,7 +103,7 @@ func (u *upstream) dropNewest(q *upQueue, fresh []outboxEntry, excess int64) {
 			break
 		}
 		seqs = append(seqs, fresh[i].Seq)
-		freed += encodedLen(fresh[i])
+		freed += fresh[i].Size()
 	}
 	if len(seqs) > 0 {
 		u.drop(q, seqs, freed)
@@ -140,7 +142,7 @@ func (u *upstream) backlogQueues() []string {
 	}
 	var names []string
 	for _, d := range devices {
-		if name := upstreamQueue(d); u.env.store.Stats(name).Records > 0 {
+		if name := outbox.UpstreamQueue(d); u.env.store.Stats(name).Records > 0 {
 			names = append(names, name)
 		}
 	}
@@ -162,7 +164,7 @@ func (u *upstream) updateMetrics() {
 		if st.OldestSeq != q.oldestSeq {
 			q.oldestSeq, q.oldestAt = st.OldestSeq, 0
 			if entries, err := u.env.store.Peek(q.name, st.OldestSeq-1, 1); err == nil && len(entries) == 1 {
-				if oe, err := decodeOutboxEntry(entries[0].Seq, entries[0].Payload); err == nil {
+				if oe, err := outbox.Decode(entries[0].Seq, entries[0].Payload); err == nil {
 					q.oldestAt = entryTime(oe.Payload)
 				}
 			}

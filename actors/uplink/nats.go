@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fastjson"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/natsjs"
 )
@@ -60,7 +61,7 @@ func newNATSUplink(ctx context.Context, cfg configs.Upstream, tlsCfg *tls.Config
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	t := &natsUplink{pub: pub, prefix: natsjs.Subject(strings.Split(cfg.TopicPrefix, "/")...), idPrefix: cfg.TopicPrefix + "/",
-		dups: m.UpstreamDups, cancel: cancel, setup: make(chan struct{})}
+		dups: m.Duplicates, cancel: cancel, setup: make(chan struct{})}
 	go func() {
 		defer close(t.setup)
 		t.setUp(ctx, cfg.NATS.JetStream, log)
@@ -111,11 +112,11 @@ func (t *natsUplink) setUp(ctx context.Context, js configs.JetStream, log *slog.
 
 func (t *natsUplink) Connected() bool { return t.ready.Load() && t.pub.Connected() }
 
-func (t *natsUplink) Publish(b upstreamBatch, done func(error)) {
+func (t *natsUplink) publish(b upstreamBatch, done func(error)) {
 	subject := t.subject(b.device, b.topic)
 	msgs := make([]natsjs.Msg, len(b.entries))
 	for i, e := range b.entries {
-		msgs[i] = natsjs.Msg{Subject: subject, ID: t.msgID(b.device, b.topic, e), Data: withID(b.device, e.Seq, e.Payload)}
+		msgs[i] = natsjs.Msg{Subject: subject, ID: t.msgID(b.device, b.topic, e), Data: outbox.WithID(b.device, e.Seq, e.Payload)}
 	}
 	t.pub.PublishBatch(msgs, func(dups int, err error) {
 		t.dups.Add(float64(dups))
@@ -138,14 +139,14 @@ func (t *natsUplink) close() {
 // ("edged/gw-1/boiler-1042"). JetStream deduplicates across a whole stream, and two
 // gateways of a fleet may well both have a device "boiler", whose records must not
 // be taken for each other's duplicates.
-func (t *natsUplink) msgID(device, topic string, e outboxEntry) string {
+func (t *natsUplink) msgID(device, topic string, e outbox.Entry) string {
 	return t.idPrefix + upstreamKey(device, topic, e)
 }
 
 // upstreamKey is a record's idempotency key: the record id "<device>-<seq>" for a
 // late record; for a result "device/window/key/start/revision", which a result keeps
 // even when a restart emits it again under another seq.
-func upstreamKey(device, topic string, e outboxEntry) string {
+func upstreamKey(device, topic string, e outbox.Entry) string {
 	window, ok := strings.CutPrefix(topic, "results/")
 	if ok {
 		var p fastjson.Parser

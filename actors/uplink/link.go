@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"context"
@@ -9,16 +9,17 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
 )
 
-// upstreamLink is the daemon's connection to the upstream (an MQTT broker, or NATS
+// Link is the daemon's connection to the upstream (an MQTT broker, or NATS
 // JetStream for a nats:// URL) and the handle on the upstream-sync actor that uses it.
 //
 // The link never blocks the daemon on the uplink: both transports connect in the
 // background, so edged starts (and keeps its outbox growing on disk) while the cloud
 // is unreachable, and reconnect by themselves with exponential backoff from 1 s
 // doubling to 10 s plus up to 1 s of jitter.
-type upstreamLink struct {
+type Link struct {
 	cfg     configs.Upstream
 	log     *slog.Logger
 	metrics *Metrics
@@ -37,14 +38,14 @@ type upstreamTransport interface {
 
 var errUpstreamDown = errors.New("not connected to the upstream broker")
 
-// newUpstreamLink loads the TLS files and starts connecting to cfg.URL in the background.
-func newUpstreamLink(ctx context.Context, cfg configs.Upstream, log *slog.Logger, m *Metrics) (*upstreamLink, error) {
+// Start loads the TLS files and starts connecting to cfg.URL in the background.
+func Start(ctx context.Context, cfg configs.Upstream, log *slog.Logger, m *Metrics) (*Link, error) {
 	tlsCfg, err := cfg.TLS.Config()
 	if err != nil {
 		return nil, err
 	}
 	log = log.With("component", "upstream")
-	l := &upstreamLink{cfg: cfg, log: log, metrics: m}
+	l := &Link{cfg: cfg, log: log, metrics: m}
 	// The connection outlives the context of Start: it stops only with close.
 	ctx = context.WithoutCancel(ctx)
 	if cfg.UsesNATS() {
@@ -58,11 +59,13 @@ func newUpstreamLink(ctx context.Context, cfg configs.Upstream, log *slog.Logger
 	return l, nil
 }
 
-// spawn starts the upstream-sync actor on the topology's actor system.
-func (l *upstreamLink) spawn(e *env) *actor.PID {
-	e.intakeBlocked = l.intakeBlocked
-	props := e.props(func() actor.Actor { return newUpstream(e, l.cfg, l, &l.blocked) })
-	pid, err := e.system.Root.SpawnNamed(props, "upstream")
+// Spawn starts the upstream-sync actor on the runtime's actor system: props runs it
+// on the runtime's dispatcher, the actor reads and deletes outbox entries in store,
+// and log is the runtime's.
+func (l *Link) Spawn(root *actor.RootContext, props func(actor.Producer, ...actor.PropsOption) *actor.Props,
+	store *persist.Store, log *slog.Logger) *actor.PID {
+	e := &env{store: store, log: log, metrics: l.metrics}
+	pid, err := root.SpawnNamed(props(func() actor.Actor { return newUpstream(e, l.cfg, l, &l.blocked) }), "upstream")
 	if err != nil {
 		l.log.Error("starting the upstream-sync actor", "err", err)
 		return nil
@@ -70,30 +73,28 @@ func (l *upstreamLink) spawn(e *env) *actor.PID {
 	return pid
 }
 
-// connected reports whether the uplink is up right now (for /healthz).
-func (l *upstreamLink) connected() bool {
+// Connected reports whether the uplink is up right now (for /healthz and the actor).
+func (l *Link) Connected() bool {
 	return l.transport != nil && l.transport.Connected()
 }
 
-// intakeBlocked reports that the outbox is full under policy block: the router must
+// IntakeBlocked reports that the outbox is full under policy block: the router must
 // stop taking QoS 0 messages and stop acknowledging QoS 1 ones until it clears.
-func (l *upstreamLink) intakeBlocked() bool { return l.blocked.Load() }
+func (l *Link) IntakeBlocked() bool { return l.blocked.Load() }
 
-// Connected and Publish make the link the actor's upstreamConn.
-func (l *upstreamLink) Connected() bool { return l.connected() }
-
-func (l *upstreamLink) Publish(b upstreamBatch, done func(error)) {
+// publish makes the link, with Connected, the actor's upstreamConn.
+func (l *Link) publish(b upstreamBatch, done func(error)) {
 	if l.transport == nil {
 		done(errUpstreamDown)
 		return
 	}
-	l.transport.Publish(b, done)
+	l.transport.publish(b, done)
 }
 
-// close stops the transport.
-func (l *upstreamLink) close() {
+// Close stops the transport.
+func (l *Link) Close() {
 	if l.transport != nil {
 		l.transport.close()
 	}
-	l.metrics.UpstreamUp.Set(0)
+	l.metrics.Connected.Set(0)
 }

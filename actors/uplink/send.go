@@ -1,9 +1,11 @@
-package actors
+package uplink
 
 import (
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/actors/outbox"
 )
 
 // upstreamBatch is a batch as a transport sees it: consecutive records of one
@@ -11,7 +13,7 @@ import (
 type upstreamBatch struct {
 	device  string
 	topic   string // relative to the prefix and the device: late/<stream> or results/<window>
-	entries []outboxEntry
+	entries []outbox.Entry
 }
 
 // pump sends the queue's next batch if the uplink is up, nothing of the queue is in
@@ -53,7 +55,7 @@ func (u *upstream) fill(q *upQueue) {
 	}
 	for _, e := range entries {
 		q.read = e.Seq
-		oe, err := decodeOutboxEntry(e.Seq, e.Payload)
+		oe, err := outbox.Decode(e.Seq, e.Payload)
 		if err != nil {
 			u.env.log.Error("skipping a malformed upstream outbox entry", "queue", q.name, "err", err)
 			continue
@@ -77,7 +79,7 @@ func (u *upstream) send(ctx actor.Context, q *upQueue, n int) {
 		u.tokens -= float64(n)
 	}
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	u.conn.Publish(upstreamBatch{device: q.device, topic: entries[0].Topic, entries: entries}, func(err error) {
+	u.conn.publish(upstreamBatch{device: q.device, topic: entries[0].Topic, entries: entries}, func(err error) {
 		root.Send(self, &upstreamAcked{batch: b, err: err})
 	})
 }

@@ -1,11 +1,11 @@
-package actors
+package uplink
 
 import (
-	"strings"
-
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fastjson"
+
+	"github.com/edged/edged/actors/outbox"
 )
 
 // upQueue is the upstream actor's view of one device's upstream outbox. The store is
@@ -18,12 +18,12 @@ type upQueue struct {
 	// cursor: every entry with seq <= cursor was handed to the client (in flight or
 	// delivered). Entries above it are read from the store in order.
 	cursor   uint64
-	read     uint64        // highest seq read from the store (into buf, or skipped as malformed)
-	buf      []outboxEntry // entries in (cursor, read], oldest first, at most max_records
-	dirty    bool          // the store may hold entries above read
-	readyAt  int64         // processing time since which buf has been waiting
-	inflight *upBatch      // one batch at a time keeps the device's order across retries
-	retryAt  int64         // after a refused publish, no batch before this processing time
+	read     uint64         // highest seq read from the store (into buf, or skipped as malformed)
+	buf      []outbox.Entry // entries in (cursor, read], oldest first, at most max_records
+	dirty    bool           // the store may hold entries above read
+	readyAt  int64          // processing time since which buf has been waiting
+	inflight *upBatch       // one batch at a time keeps the device's order across retries
+	retryAt  int64          // after a refused publish, no batch before this processing time
 
 	oldestSeq uint64 // the entry oldestAt was read from
 	oldestAt  int64  // received_at / emitted_at of the oldest entry, ms
@@ -41,7 +41,7 @@ type upBatch struct {
 
 func newUpQueue(name string, m *Metrics) *upQueue {
 	return &upQueue{
-		name: name, device: strings.TrimPrefix(name, "up/"), dirty: true,
+		name: name, device: outbox.UpstreamDevice(name), dirty: true,
 		records: m.OutboxRecords.WithLabelValues(name),
 		bytes:   m.OutboxBytes.WithLabelValues(name),
 		oldest:  m.OutboxOldest.WithLabelValues(name),
@@ -83,14 +83,4 @@ func entryTime(payload []byte) int64 {
 		}
 	}
 	return 0
-}
-
-// encodedLen is the size the store counts for an entry (its encoding).
-func encodedLen(e outboxEntry) int64 {
-	n := len(e.Topic)
-	k := 1
-	for v := uint64(n); v >= 0x80; v >>= 7 {
-		k++
-	}
-	return int64(2 + k + n + len(e.Payload))
 }

@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"log/slog"
@@ -9,6 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/natsjs"
 	"github.com/edged/edged/testing/broker"
@@ -51,7 +52,7 @@ func TestJetStreamUplinkStoresEveryRecordOnceThroughAnOutageAndRestarts(t *testi
 	ten := slices.Repeat([]string{"s"}, 10)
 
 	h, stop := startUpEdged(t, dir, cfg)
-	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.connected)
+	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.Connected)
 	n := map[string]int{}
 	for range 3 {
 		for _, d := range devices {
@@ -62,7 +63,7 @@ func TestJetStreamUplinkStoresEveryRecordOnceThroughAnOutageAndRestarts(t *testi
 	upEventually(t, 10*time.Second, "the first 60 records stored", func() bool { return srv.Count("UP") == 60 })
 
 	srv.Kill()
-	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.connected() })
+	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.Connected() })
 	for range 10 {
 		for _, d := range devices {
 			h.enqueue(d, ten, n[d], 0, true)
@@ -92,14 +93,14 @@ func TestWithoutAStreamTheJetStreamUplinkSaysWhichSubjectHasNone(t *testing.T) {
 	srv := natsbroker.Start(t)
 	cfg := natsUpConfig(srv.URL(), false)
 	log := &broker.SyncBuffer{}
-	link, err := newUpstreamLink(t.Context(), cfg, slog.New(slog.NewTextHandler(log, nil)), NewMetrics())
+	link, err := Start(t.Context(), cfg, slog.New(slog.NewTextHandler(log, nil)), newTestMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer link.close()
-	upEventually(t, 10*time.Second, "the link checked for the stream", link.connected)
+	defer link.Close()
+	upEventually(t, 10*time.Second, "the link checked for the stream", link.Connected)
 	done := make(chan error, 1)
-	link.Publish(upstreamBatch{device: "a", topic: "late/s", entries: []outboxEntry{{Seq: 1, Topic: "late/s", Payload: []byte(`{"n":1}`)}}}, func(err error) { done <- err })
+	link.publish(upstreamBatch{device: "a", topic: "late/s", entries: []outbox.Entry{{Seq: 1, Topic: "late/s", Payload: []byte(`{"n":1}`)}}}, func(err error) { done <- err })
 	err = <-done
 	if err == nil || !strings.Contains(err.Error(), "no JetStream stream takes in subject cloud.gw.a.late.s") {
 		t.Errorf("publishing without a stream: %v, want an error naming the subject", err)
@@ -114,14 +115,14 @@ func TestJetStreamSubjectsMirrorTheTopicsAndIDsNameTheRecord(t *testing.T) {
 	result := []byte(`{"device":"d","window":"w","key":"a.b","start":1000,"end":2000,"revision":2,"kind":"late_update","values":{},"watermark":5,"emitted_at":9}`)
 	tests := []struct {
 		device, topic string
-		entry         outboxEntry
+		entry         outbox.Entry
 		subject, id   string
 	}{
-		{"boiler", "late/sensors/s-1/data", outboxEntry{Seq: 7, Payload: []byte(`{"n":1}`)},
+		{"boiler", "late/sensors/s-1/data", outbox.Entry{Seq: 7, Payload: []byte(`{"n":1}`)},
 			"edged.gw1%2Eexample%2Ecom.boiler.late.sensors.s-1.data", "boiler-7"},
-		{"boiler", "results/w", outboxEntry{Seq: 8, Payload: result},
+		{"boiler", "results/w", outbox.Entry{Seq: 8, Payload: result},
 			"edged.gw1%2Eexample%2Ecom.boiler.results.w", "boiler/w/a.b/1000/2"},
-		{"dev ice", "late/a/+/*", outboxEntry{Seq: 9, Payload: []byte(`{"n":1}`)},
+		{"dev ice", "late/a/+/*", outbox.Entry{Seq: 9, Payload: []byte(`{"n":1}`)},
 			"edged.gw1%2Eexample%2Ecom.dev%20ice.late.a.+.%2A", "dev ice-9"},
 	}
 	for _, tt := range tests {
@@ -140,17 +141,17 @@ func TestAResultEmittedAgainIsStoredOnceByItsKeyAndRevision(t *testing.T) {
 	srv := natsbroker.Start(t)
 	h, stop := startUpEdged(t, t.TempDir(), natsUpConfig(srv.URL(), true))
 	defer stop()
-	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.connected)
+	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.Connected)
 	result := []byte(`{"device":"a","window":"w","key":"k","start":1000,"end":2000,"revision":0,"kind":"on_time","values":{"count":1},"watermark":1999,"emitted_at":2000}`)
 	for i := range 2 {
 		b := h.store.NewBatch()
-		e := outboxEntry{Topic: "results/w", QoS: 1, Payload: result}
-		e.Seq = b.Enqueue(upstreamQueue("a"), e.encode())
+		e := outbox.Entry{Topic: "results/w", QoS: 1, Payload: result}
+		e.Seq = b.Enqueue(outbox.UpstreamQueue("a"), e.Encode())
 		if err := h.store.Commit(b); err != nil {
 			t.Fatal(err)
 		}
-		h.system.Root.Send(h.pid, &Enqueued{Queue: upstreamQueue("a"), Entries: []outboxEntry{e}, ReplyTo: h.committer})
-		upEventually(t, 10*time.Second, "the result delivered", func() bool { return h.store.Stats(upstreamQueue("a")).Records == 0 })
+		h.system.Root.Send(h.pid, &outbox.Enqueued{Queue: outbox.UpstreamQueue("a"), Entries: []outbox.Entry{e}, ReplyTo: h.committer})
+		upEventually(t, 10*time.Second, "the result delivered", func() bool { return h.store.Stats(outbox.UpstreamQueue("a")).Records == 0 })
 		if i == 0 {
 			upEventually(t, 10*time.Second, "the result stored", func() bool { return srv.Count("UP") == 1 })
 		}
@@ -160,7 +161,7 @@ func TestAResultEmittedAgainIsStoredOnceByItsKeyAndRevision(t *testing.T) {
 		t.Errorf("the stream holds %+v, want the result once with id cloud/gw/a/w/k/1000/0", msgs)
 	}
 	var m dto.Metric
-	if err := h.link.metrics.UpstreamDups.Write(&m); err != nil || m.GetCounter().GetValue() != 1 {
+	if err := h.link.metrics.Duplicates.Write(&m); err != nil || m.GetCounter().GetValue() != 1 {
 		t.Errorf("edged_upstream_duplicates_total = %v (%v), want 1", m.GetCounter().GetValue(), err)
 	}
 }

@@ -1,4 +1,4 @@
-package actors
+package uplink
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/natsbroker"
@@ -17,7 +18,7 @@ import (
 // Nats-Msg-Id to nats-server with a file-backed stream. A record counts once its
 // ack came back and the outbox let it go. Run:
 //
-//	go test -run '^$' -bench UplinkThroughput -benchtime 3x ./actors/
+//	go test -run '^$' -bench UplinkThroughput -benchtime 3x ./actors/uplink/
 func BenchmarkUplinkThroughput(b *testing.B) {
 	const devices, perDevice = 4, 5000
 	for _, tr := range []struct {
@@ -42,12 +43,12 @@ func BenchmarkUplinkThroughput(b *testing.B) {
 			var elapsed time.Duration
 			for i := range b.N {
 				h, stop := startUpEdged(b, b.TempDir(), cfg)
-				upEventually(b, 10*time.Second, "connected", h.link.connected)
-				var batches []*Enqueued
+				upEventually(b, 10*time.Second, "connected", h.link.Connected)
+				var batches []*outbox.Enqueued
 				for d := range devices {
 					dev := fmt.Sprintf("bench%d-%d", i, d)
 					entries := h.enqueue(dev, records, 0, 0, false)
-					batches = append(batches, &Enqueued{Queue: upstreamQueue(dev), Entries: entries, ReplyTo: h.committer})
+					batches = append(batches, &outbox.Enqueued{Queue: outbox.UpstreamQueue(dev), Entries: entries, ReplyTo: h.committer})
 				}
 				start := time.Now()
 				for _, m := range batches {
