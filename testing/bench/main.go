@@ -41,6 +41,7 @@ type options struct {
 	liveSeconds time.Duration
 	liveBudget  time.Duration
 	skipLive    bool
+	onlyRestart bool
 	child       string
 	childArgs   childArgs
 }
@@ -54,6 +55,7 @@ func main() {
 	flag.DurationVar(&o.liveSeconds, "live-trial", 5*time.Second, "publishing time of one live trial")
 	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
 	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
+	flag.BoolVar(&o.onlyRestart, "restart", false, "run only the restart measurement (needs mosquitto) and print it")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()
@@ -81,6 +83,14 @@ func run(o *options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if o.onlyRestart {
+		r, err := measureRestart(dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "restart with %d open windows: %s\n", restartWindows, r)
+		return nil
+	}
 	began, load := time.Now(), loadAverage()
 	input := filepath.Join(dir, "feed.jsonl")
 	fmt.Fprintf(os.Stderr, "generating %d records from %d sensors into %s\n", o.records, o.sensors, input)
