@@ -72,7 +72,8 @@ func measureRestart(dir string) (*restart, error) {
 	r := &restart{steadyRSS: built.MaxRSS}
 	for r.firstMessage == 0 || r.ready == 0 {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the restarted daemon did not take a message and report ready within 2 minutes")
+			return nil, fmt.Errorf("the restarted daemon did not take a message and report ready within 2 minutes (message taken after %s, healthz ready after %s; 0: not)",
+				r.firstMessage.Round(10*time.Millisecond), r.ready.Round(10*time.Millisecond))
 		}
 		if r.firstMessage == 0 {
 			in, _, err := scrape(d.metricsURL)
