@@ -22,15 +22,19 @@ import (
 // Replay restores everything in its first Started, before the first record, so its
 // output stays the same for the same input.
 
-// restoreChunk is the saved streams and keys a live pipeline restores between two
-// messages: a few milliseconds of actor spawns.
-const restoreChunk = 256
+// restoreChunk is how long a live pipeline restores saved streams and keys before it
+// serves the messages that arrived meanwhile. Time, not a count: with 100,000 sources
+// ticking, the messages between two chunks take tens of milliseconds themselves, and
+// smaller chunks would stretch the restore over minutes.
+const restoreChunk = 50 * time.Millisecond
 
 // restoreMore asks the pipeline to restore its next chunk.
 type restoreMore struct{}
 
-// pendingRestore is the saved state a pipeline has not restored yet. Streams go
-// first: messages arrive through them.
+// pendingRestore is the saved state a pipeline has not restored yet. Keys go first,
+// as in replay: a key costs nothing until a source feeds it, while every restored
+// source is ticked each watermark interval; the source a message needs is restored
+// at once anyway.
 type pendingRestore struct {
 	streams  map[string]*pendingStream
 	topics   []string // restore order
@@ -75,24 +79,24 @@ func (p *pipeline) countKeys() {
 	}
 }
 
-// restoreSome restores up to n pending streams and keys, in their order, and says
-// whether any are left.
-func (p *pipeline) restoreSome(ctx actor.Context, n int) (more bool) {
+// restoreSome restores pending keys, then streams, in their order, for about d, and
+// says whether any are left.
+func (p *pipeline) restoreSome(ctx actor.Context, d time.Duration) (more bool) {
 	r := &p.pending
-	for n > 0 && len(r.topics) > 0 {
-		topic := r.topics[0]
-		r.topics = r.topics[1:]
-		if ps := r.streams[topic]; ps != nil {
-			p.restoreSource(ctx, topic, ps)
-			n--
-		}
-	}
-	for n > 0 && len(r.keyOrder) > 0 {
+	until := time.Now().Add(d)
+	// The clock is read every 64 restores: a restore takes microseconds.
+	for i := 0; len(r.keyOrder) > 0 && (i%64 != 0 || time.Now().Before(until)); i++ {
 		id := r.keyOrder[0]
 		r.keyOrder = r.keyOrder[1:]
 		if ks := r.keys[id]; ks != nil {
 			p.restoreKey(ctx, id, ks)
-			n--
+		}
+	}
+	for i := 0; len(r.topics) > 0 && (i%64 != 0 || time.Now().Before(until)); i++ {
+		topic := r.topics[0]
+		r.topics = r.topics[1:]
+		if ps := r.streams[topic]; ps != nil {
+			p.restoreSource(ctx, topic, ps)
 		}
 	}
 	if r.done() {
