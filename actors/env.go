@@ -27,10 +27,13 @@ type env struct {
 	// are shed and QoS 1 acknowledgements withheld, so the broker stops sending.
 	intakeBlocked func() bool
 
-	commitEvery    int64          // ms of processing time between group commits
-	commitResults  bool           // a result asks for a commit at once, not at the next interval
-	maxKeys        int            // keys per window definition (limits.max_keys_per_window); 0: no limit
-	commitFailures commitFailures // devices whose last commit failed: health reports why
+	commitEvery   int64 // ms of processing time between group commits
+	commitResults bool  // a result asks for a commit at once, not at the next interval
+	maxKeys       int   // keys per window definition (limits.max_keys_per_window); 0: no limit
+	// restoreInChunks: pipelines restore saved streams and keys between messages
+	// (live), not all before the first (replay, whose output must not depend on timing).
+	restoreInChunks bool
+	commitFailures  commitFailures // devices whose last commit failed: health reports why
 }
 
 // props builds actor props that run on the environment's dispatcher: the default

@@ -27,6 +27,7 @@ type Metrics struct {
 	LateUpdates    *prometheus.CounterVec // device, window
 	OpenWindows    *prometheus.GaugeVec   // device, window
 	Keys           *prometheus.GaugeVec   // device, window
+	KeysRestoring  *prometheus.GaugeVec   // device, window
 	Duplicates     *prometheus.CounterVec // device
 	Unmatched      prometheus.Counter
 	LongTopics     prometheus.Counter
@@ -65,6 +66,7 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
 		Keys:           f.gauges("edged_window_keys", "Keys (window actors) of a window definition, against limits.max_keys_per_window.", "device", "window"),
+		KeysRestoring:  f.gauges("edged_window_keys_restoring", "Saved keys of a window definition not yet restored after a start (counted in edged_window_keys; one a message needs is restored first).", "device", "window"),
 		Duplicates:     f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),
 		Unmatched:      f.counter("edged_unmatched_total", "Messages on a topic no stream matches."),
 		LongTopics:     f.counter("edged_long_topics_dropped_total", "Messages dropped (and acknowledged) because their topic is longer than 1024 bytes."),

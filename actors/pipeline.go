@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -28,9 +29,10 @@ type pipeline struct {
 	sources    map[string]*sourceHandle // by concrete topic
 	order      []*sourceHandle          // spawn order: ticks and flushes go out deterministically
 	keys       map[keyID]*keyRef
+	pending    pendingRestore       // saved streams and keys not restored yet (restore.go)
 	fedBy      map[string][]*keyRef // stream -> window actors it fed, first-fed order
 	touched    []*keyRef            // window actors sent records through the pipeline since the last flush
-	keyCount   []int                // window actors per window definition
+	keyCount   []int                // keys per window definition, those still restoring included
 	refused    pendingUnits         // readings of keys past the limit, on their way to the late output
 	refusedLog burstLog
 	epoch      uint64
@@ -72,13 +74,16 @@ type keyID struct {
 
 func newPipeline(e *env, p *plan, inflight *inflight, direct *sync.Map) *pipeline {
 	return &pipeline{
-		env:        e,
-		plan:       p,
-		inflight:   inflight,
-		direct:     direct,
-		log:        e.log.With("device", p.device.ID),
-		sources:    map[string]*sourceHandle{},
-		keys:       map[keyID]*keyRef{},
+		env:      e,
+		plan:     p,
+		inflight: inflight,
+		direct:   direct,
+		log:      e.log.With("device", p.device.ID),
+		sources:  map[string]*sourceHandle{},
+		keys:     map[keyID]*keyRef{},
+		pending: pendingRestore{
+			streams: map[string]*pendingStream{}, keys: map[keyID]*persist.KeyState{}, perWin: make([]int, len(p.windows)),
+		},
 		fedBy:      map[string][]*keyRef{},
 		keyCount:   make([]int, len(p.windows)),
 		refused:    pendingUnits{main: &unit{}},
@@ -91,11 +96,10 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	case *actor.Started:
 		p.onStarted(ctx)
 	case *sourceWanted:
-		src := p.sources[m.topic]
-		if src == nil { // the router asks only for topics that match a stream
-			src = p.spawnSource(ctx, m.topic, p.plan.match(m.topic), nil)
-		}
-		ctx.Respond(src)
+		// The router asks only for topics that match a stream.
+		ctx.Respond(p.source(ctx, m.topic, p.plan.match(m.topic)))
+	case *restoreMore:
+		p.onRestoreMore(ctx)
 	case *routeRecord:
 		p.onRoute(ctx, m)
 	case *sourceRestarted:
@@ -120,12 +124,15 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	}
 }
 
-// onStarted restores every stream and key of the device before the first message, so
-// windows that came due while edged was down fire on the first advance.
+// onStarted reads the device's saved state and queues every stream and key of it for
+// restore: replay restores them all at once, a live pipeline in chunks between
+// messages (restore.go). Either way windows that came due while edged was down fire on
+// the first advance.
 func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
 	p.direct.Clear() // a restarted pipeline's sources are new actors
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
+	p.pending.began = time.Now()
 	st, err := p.env.store.LoadDevice(dev)
 	if err != nil {
 		// Without its state the device would count records twice; stop it loudly.
@@ -152,20 +159,22 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 		if saved := st.WindowDefs[ks.Window]; saved != nil && string(saved) != string(p.plan.windows[wi].def) {
 			continue // deleted above
 		}
-		k := p.spawnKey(ctx, keyID{wi, ks.Key}, ks)
-		for _, in := range ks.Valve {
-			p.feed(in.Input, k)
-		}
+		p.pending.queueKey(keyID{wi, ks.Key}, ks)
+		p.keyCount[wi]++
 	}
-	// Sources after keys: a restored source is introduced to the keys it fed.
+	p.countKeys()
 	for _, topic := range sortedKeys(st.Streams) {
 		def := p.plan.match(topic)
 		if def < 0 {
 			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", topic)
 			continue
 		}
-		gs := st.Streams[topic]
-		p.spawnSource(ctx, topic, def, &gs)
+		p.pending.queueStream(topic, def, st.Streams[topic])
+	}
+	if p.env.restoreInChunks {
+		ctx.Send(ctx.Self(), &restoreMore{})
+	} else {
+		p.restoreAll(ctx)
 	}
 	p.resendResults(ctx)
 	if p.env.late != nil {
@@ -223,7 +232,7 @@ func (p *pipeline) resendResults(ctx actor.Context) {
 // window actor if need be, and gives the source the address.
 func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 	id := keyID{m.win, m.rec.Key}
-	k := p.keys[id]
+	k := p.savedKey(ctx, id)
 	if k == nil && p.env.maxKeys > 0 && p.keyCount[m.win] >= p.env.maxKeys {
 		p.refuseKey(m)
 		if src := p.sources[m.rec.Stream]; src != nil {
@@ -233,6 +242,8 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 	}
 	if k == nil {
 		k = p.spawnKey(ctx, id, nil)
+		p.keyCount[id.win]++
+		p.env.metrics.Keys.WithLabelValues(p.plan.device.ID, p.plan.windows[id.win].cfg.Name).Set(float64(p.keyCount[id.win]))
 	}
 	if !k.touched {
 		k.touched = true
@@ -255,21 +266,18 @@ func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
 
 func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
 	if m.Stream == "" {
+		p.restoreStreams(ctx) // a mark for every stream reaches the saved ones too
 		for _, s := range p.order {
 			ctx.Send(s.pid, m)
 		}
 		return
 	}
-	src := p.sources[m.Stream]
-	if src == nil {
-		def := p.plan.match(m.Stream)
-		if def < 0 {
-			p.log.Warn("watermark for a stream no config matches", "stream", m.Stream)
-			return
-		}
-		src = p.spawnSource(ctx, m.Stream, def, nil)
+	def := p.plan.match(m.Stream)
+	if def < 0 {
+		p.log.Warn("watermark for a stream no config matches", "stream", m.Stream)
+		return
 	}
-	ctx.Send(src.pid, m)
+	ctx.Send(p.source(ctx, m.Stream, def).pid, m)
 }
 
 func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
@@ -317,12 +325,14 @@ func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 }
 
 // feed records that stream fed window actor k, so a restarted source can be told
-// again.
-func (p *pipeline) feed(stream string, k *keyRef) {
-	if _, ok := k.streams[stream]; !ok {
-		k.streams[stream] = struct{}{}
-		p.fedBy[stream] = append(p.fedBy[stream], k)
+// again, and says whether that is news.
+func (p *pipeline) feed(stream string, k *keyRef) bool {
+	if _, ok := k.streams[stream]; ok {
+		return false
 	}
+	k.streams[stream] = struct{}{}
+	p.fedBy[stream] = append(p.fedBy[stream], k)
+	return true
 }
 
 // spawnSource starts the source actor of a concrete topic. restored is used by the
@@ -361,9 +371,6 @@ func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeySt
 	pid := p.spawn(ctx, props, "win:"+wp.cfg.Name+":"+id.key)
 	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
 	p.keys[id] = k
-	p.keyCount[id.win]++
-	// Set, not Inc: a restarted pipeline counts its keys afresh.
-	p.env.metrics.Keys.WithLabelValues(dev, wp.cfg.Name).Set(float64(p.keyCount[id.win]))
 	return k
 }
 

@@ -7,10 +7,12 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// A device pipeline restores its state in its first Started: it reads every saved
-// key and stream and spawns their actors, seconds with 100,000 open windows, while
-// messages for the device wait in its mailbox. Until every pipeline has done so,
-// edged is not ready: /healthz says so rather than 200.
+// A device pipeline takes messages once its first Started has read the device's
+// saved state and queued it for restore: the streams and keys themselves come back
+// in chunks between messages, and any of them a message needs comes back first (see
+// restore.go). Until every pipeline has got that far, messages for its device wait
+// and edged is not ready: /healthz says so rather than 200. Keys still restoring in
+// the background do not hold readiness; /status shows them.
 
 // restoreGate counts the device pipelines that have not finished their first restore,
 // at start and after a live reload started or replaced them.
@@ -21,16 +23,22 @@ type restoreGate struct {
 }
 
 // watch wraps the producer of a device's pipeline so that the end of its first
-// Started counts the device restored. A restart after a panic restores again, but
-// the device was ready before; a panic during the first restore leaves it counted
-// until the restarted pipeline's restore succeeds.
-func (g *restoreGate) watch(produce actor.Producer) actor.Producer {
+// Started counts the device restored, and returns a channel closed then. A restart
+// after a panic restores again, but the device was ready before; a panic during the
+// first restore leaves it counted until the restarted pipeline's restore succeeds.
+func (g *restoreGate) watch(produce actor.Producer) (actor.Producer, <-chan struct{}) {
 	g.mu.Lock()
 	g.left++
 	g.mu.Unlock()
 	var once sync.Once
-	done := func() { once.Do(g.restoredOne) }
-	return func() actor.Actor { return &restoreWatch{Actor: produce(), done: done} }
+	restored := make(chan struct{})
+	done := func() {
+		once.Do(func() {
+			close(restored)
+			g.restoredOne()
+		})
+	}
+	return func() actor.Actor { return &restoreWatch{Actor: produce(), done: done} }, restored
 }
 
 func (g *restoreGate) restoredOne() {

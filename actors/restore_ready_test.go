@@ -31,11 +31,12 @@ windows:
     aggregates: [count, sum(v)]
 `
 
-// /healthz must not say ready while a device is still restoring its state: messages
-// for it wait, and an orchestrator that routes traffic or a check that gates the next
-// rollout step on 200 would be told a restart is done seconds too early. With many
-// open windows the restore outlasts the broker connection, so the first ok Health
-// must come after every saved key has its window actor again.
+// /healthz must not say ready while a device cannot take messages yet: they wait,
+// and an orchestrator that routes traffic or a check that gates the next rollout step
+// on 200 would be told a restart is done too early. With many open windows reading
+// the saved state outlasts the broker connection, so the first ok Health must come
+// after every saved key is known again: counted (against the key limit too) and
+// restored before any message of it, if its turn in the background has not come.
 func TestHealthIsNotOkUntilEveryDeviceIsRestored(t *testing.T) {
 	const keys = 30_000
 	dev, err := configs.ParseDevice("dev.yaml", []byte(readyDevice))

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ type router struct {
 	unmatched func(topic string, at int64) // counts and logs a message no stream matches
 	longTopic func(topic string, at int64) // counts and logs a message dropped for its topic's length
 	blocked   func() bool                  // intake is blocked: shed QoS 0
+	spawnWait time.Duration                // spawnTimeout; shorter in tests
 	closing   atomic.Bool
 	// gate is held by route for each message, and by a live reload while it
 	// replaces devices: a channel, not a mutex, so a reload can give up waiting.
@@ -33,7 +35,8 @@ type routedDevice struct {
 	inflight    *inflight
 	maxInflight int64
 	overload    func()
-	hold        *holdQueue // set while a live reload replaces the device
+	hold        *holdQueue      // set while a live reload replaces the device
+	restored    <-chan struct{} // closed once the pipeline takes messages (restoreGate)
 }
 
 // maxTopicBytes bounds the topic of a message edged takes. A topic is a stream: its
@@ -42,7 +45,9 @@ type routedDevice struct {
 // and a metrics label. MQTT allows 65,535 bytes; sensor topics are far shorter.
 const maxTopicBytes = 1024
 
-// spawnTimeout bounds the wait for a new topic's source actor.
+// spawnTimeout bounds the wait for a new topic's source actor once the pipeline takes
+// messages: the wait before, for the device's saved state to be read, has no bound
+// but shutdown.
 const spawnTimeout = 5 * time.Second
 
 // route delivers one message; ackFn acknowledges it to the broker once every device
@@ -173,13 +178,41 @@ func (r *router) source(d *routedDevice, topic string) (*actor.PID, error) {
 	if h, ok := d.sources.Load(topic); ok {
 		return h.(*sourceHandle).pid, nil
 	}
-	res, err := r.root.RequestFuture(d.pid, &sourceWanted{topic: topic}, spawnTimeout).Result()
+	if err := r.waitRestored(d); err != nil {
+		return nil, err
+	}
+	res, err := r.root.RequestFuture(d.pid, &sourceWanted{topic: topic}, r.spawnWait).Result()
 	if err != nil {
 		return nil, fmt.Errorf("starting the source of %s: %w", topic, err)
 	}
 	h := res.(*sourceHandle)
 	d.sources.Store(topic, h)
 	return h.pid, nil
+}
+
+// waitRestored holds intake until the device's pipeline has read its saved state.
+// Asking it for a source sooner would time out on a large restore and leave the
+// message unacknowledged until the broker connection is lost. A pipeline that stopped
+// (its supervisor gave up) never restores: its messages are left to redelivery.
+func (r *router) waitRestored(d *routedDevice) error {
+	if d.restored == nil {
+		return nil
+	}
+	check := time.NewTicker(roomCheck)
+	defer check.Stop()
+	for {
+		select {
+		case <-d.restored:
+			return nil
+		case <-check.C:
+			if r.closing.Load() {
+				return errors.New("stopping while the device restores")
+			}
+			if _, ok := r.root.ActorSystem().ProcessRegistry.GetLocal(d.pid.Id); !ok {
+				return errors.New("the device's pipeline stopped while it restored")
+			}
+		}
+	}
 }
 
 func (r *router) anyMatch(topic string) bool {

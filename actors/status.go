@@ -59,6 +59,7 @@ type WindowStatus struct {
 	FiringsPerMin     float64 `json:"firings_per_min"`
 	LateUpdatesPerMin float64 `json:"late_updates_per_min"`
 	Keys              int64   `json:"keys"`
+	KeysRestoring     int64   `json:"keys_restoring"` // saved keys not yet back after a start, counted in Keys
 	MaxKeysPerWindow  int     `json:"max_keys_per_window,omitempty"`
 }
 
@@ -238,6 +239,8 @@ func (s *statusSampler) build(now int64) (*Status, *sample) {
 				cur.updates[w.Device+"/"+w.Window] = c
 			case "edged_window_keys":
 				window(m).Keys = int64(g)
+			case "edged_window_keys_restoring":
+				window(m).KeysRestoring = int64(g)
 			case "edged_open_windows":
 				window(m).Open = int64(g)
 			case "edged_outbox_records":

@@ -27,8 +27,8 @@ type topology struct {
 	restore   restoreGate // pipelines still restoring: not ready
 }
 
-// buildTopology spawns the sink and one pipeline per device; the pipelines restore
-// their state before they take a message.
+// buildTopology spawns the sink and one pipeline per device; the pipelines read their
+// saved state before they take a message.
 func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *slog.Logger,
 	dispatch actor.Dispatcher, pub Publisher, late func(*env) *actor.PID) (*topology, error) {
 	plans := make([]*plan, len(cfg.Devices))
@@ -50,13 +50,15 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		// would slow it down.
 		commitResults: dispatch == nil && cfg.CommitOnResult,
 		maxKeys:       cfg.Limits.MaxKeysPerWindow,
+		// The synchronized dispatcher is replay's and the deterministic tests'.
+		restoreInChunks: dispatch == nil,
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
 	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))
 	if late != nil {
 		e.late = late(e)
 	}
-	t.router = &router{root: system.Root, blocked: e.blocked, gate: make(chan struct{}, 1), unmatched: func(topic string, at int64) {
+	t.router = &router{root: system.Root, blocked: e.blocked, spawnWait: spawnTimeout, gate: make(chan struct{}, 1), unmatched: func(topic string, at int64) {
 		m.Unmatched.Inc()
 		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
 	}, longTopic: func(topic string, at int64) {
@@ -74,20 +76,20 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	return t, nil
 }
 
-// spawnDevice starts the pipeline of one device; it restores the device's state
+// spawnDevice starts the pipeline of one device; it reads the device's saved state
 // before it takes a message.
 func (t *topology) spawnDevice(p *plan, limits configs.Limits) (*actor.PID, routedDevice, error) {
 	e := t.env
 	inflight, direct := newInflight(), &sync.Map{}
 	dev := p.device.ID
-	props := e.props(t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, direct) }),
-		actor.WithSupervisor(newSupervisor(e.log, dev)))
+	produce, restored := t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, direct) })
+	props := e.props(produce, actor.WithSupervisor(newSupervisor(e.log, dev)))
 	pid, err := t.system.Root.SpawnNamed(props, "device:"+dev)
 	if err != nil {
 		return nil, routedDevice{}, fmt.Errorf("starting device %s: %w", dev, err)
 	}
 	return pid, routedDevice{
-		plan: p, pid: pid, inflight: inflight, sources: direct,
+		plan: p, pid: pid, inflight: inflight, sources: direct, restored: restored,
 		maxInflight: int64(limits.MaxInflight), overload: e.metrics.Overload.WithLabelValues(dev).Inc,
 	}, nil
 }

@@ -57,7 +57,7 @@ func TestValidateReportsEachKindOfBadConfigAsFileLineFieldReason(t *testing.T) {
 		{
 			name:   "an unknown field in the daemon file",
 			daemon: "durabilty: power\n",
-			want:   []string{"{dir}/edged.yaml:1: durabilty: unknown field (valid: data_dir, durability, commit_interval, dedup_ttl, devices_dir, log, http, metrics, limits, broker, upstream, fleet)"},
+			want:   []string{"{dir}/edged.yaml:1: durabilty: unknown field (valid: data_dir, durability, commit_interval, commit_on_result, dedup_ttl, devices_dir, log, http, metrics, limits, broker, upstream, fleet)"},
 		},
 		{
 			name:   "an unknown field in a device file",

@@ -55,7 +55,7 @@ func main() {
 	flag.DurationVar(&o.liveSeconds, "live-trial", 5*time.Second, "publishing time of one live trial")
 	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
 	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
-	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s) or cpu (QoS 0 and 1 at 20,000 msg/s)")
+	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s) or restart (100,000 open windows)")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()

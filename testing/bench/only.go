@@ -10,6 +10,7 @@ import (
 const (
 	onlyLatency = "latency" // the QoS 1 result latency trial at latencyRate
 	onlyCPU     = "cpu"     // the fixed-rate CPU trials at cpuRate, QoS 0 and 1
+	onlyRestart = "restart" // the restart with restartWindows open windows
 )
 
 // runOnly runs the live trials o.only names and prints one line each.
@@ -36,8 +37,14 @@ func runOnly(o *options) error {
 			fmt.Fprintf(os.Stderr, "live QoS %d: %s\n", qos, t)
 			fmt.Printf("CPU QoS %d at %s msg/s: %.1f µs/msg (sustained %v)\n", qos, thousands(cpuRate), t.edgedCPU/float64(t.sent)*1e6, t.ok)
 		}
+	case onlyRestart:
+		r, err := measureRestart(dir)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("restart with %d open windows: %s\n", restartWindows, r)
 	default:
-		return fmt.Errorf("-only %q: want %q or %q", o.only, onlyLatency, onlyCPU)
+		return fmt.Errorf("-only %q: want %q, %q or %q", o.only, onlyLatency, onlyCPU, onlyRestart)
 	}
 	return nil
 }

@@ -97,7 +97,8 @@ func (tg *targets) print(w io.Writer, o *options) {
 	case tg.restart != nil:
 		r := tg.restart
 		row(name, fmt.Sprintf("%s / %s", r.firstMessage.Round(10*time.Millisecond), r.ready.Round(10*time.Millisecond)),
-			fmt.Sprintf("from exec of edged run on a data dir with one open window per sensor; peak RSS %.0f MiB (the replay that built the state: %.0f MiB)", r.rss, r.steadyRSS))
+			fmt.Sprintf("from exec of edged run on a data dir with one open window per sensor; every key back after %s, peak RSS then %.0f MiB (the replay that built the state: %.0f MiB)",
+				r.restored.Round(10*time.Millisecond), r.rss, r.steadyRSS))
 	case tg.restartErr != nil:
 		row(name, notMeasured, tg.restartErr.Error())
 	default:
