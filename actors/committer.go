@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 )
 
@@ -195,7 +196,7 @@ type builtBatch struct {
 // upstream, acks wait in held until intake may go on.
 func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
-	late := &Enqueued{Queue: upstreamQueue(c.device), ReplyTo: ctx.Self()}
+	late := &Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
 		u.commits.Add(1)
 		for j, o := range u.outbox {

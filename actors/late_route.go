@@ -3,6 +3,7 @@ package actors
 import (
 	"strings"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 )
 
@@ -29,7 +30,7 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 	default:
 		u := p.spillUnit()
 		u.addOutbox(outboxPut{
-			queue: upstreamQueue(l.Device),
+			queue: outbox.UpstreamQueue(l.Device),
 			entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: e.produced(appendLate(nil, l))},
 		})
 		return u

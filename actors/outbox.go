@@ -11,10 +11,6 @@ type (
 	Delivered   = outbox.Delivered
 )
 
-// Outbox queue names. Each device has its own queues so order is kept per device.
-func resultsQueue(device string) string  { return "res/" + device }
-func upstreamQueue(device string) string { return outbox.UpstreamQueue(device) }
-
-func decodeOutboxEntry(seq uint64, b []byte) (outboxEntry, error) { return outbox.Decode(seq, b) }
-
-func withID(device string, seq uint64, rec []byte) []byte { return outbox.WithID(device, seq, rec) }
+// resultsQueue names a device's result outbox; each device has its own queues so
+// order is kept per device.
+func resultsQueue(device string) string { return "res/" + device }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 )
@@ -180,7 +181,7 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	if p.env.late != nil {
 		// Tell the upstream actor where this device's deliveries are to be reported,
 		// so a backlog left from before the restart is deleted through the committer.
-		ctx.Send(p.env.late, &Enqueued{Queue: upstreamQueue(dev), ReplyTo: p.committer})
+		ctx.Send(p.env.late, &Enqueued{Queue: outbox.UpstreamQueue(dev), ReplyTo: p.committer})
 	}
 }
 
@@ -217,7 +218,7 @@ func (p *pipeline) resendResults(ctx actor.Context) {
 		batch := &Enqueued{Queue: q, ReplyTo: p.committer}
 		for _, e := range entries {
 			after = e.Seq
-			oe, err := decodeOutboxEntry(e.Seq, e.Payload)
+			oe, err := outbox.Decode(e.Seq, e.Payload)
 			if err != nil {
 				p.log.Error("skipping a malformed result outbox entry", "err", err)
 				continue

@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/valyala/fastjson"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
@@ -231,7 +232,7 @@ func (w *replayWriter) Receive(ctx actor.Context) {
 	if !ok {
 		return
 	}
-	device := strings.TrimPrefix(m.Queue, "up/")
+	device := outbox.UpstreamDevice(m.Queue)
 	seqs := make([]uint64, 0, len(m.Entries))
 	for _, e := range m.Entries {
 		seqs = append(seqs, e.Seq)
@@ -239,7 +240,7 @@ func (w *replayWriter) Receive(ctx actor.Context) {
 			continue // results going upstream are already in the output
 		}
 		w.stats.Late++
-		line := append([]byte(`{"late":`), withID(device, e.Seq, e.Payload)...)
+		line := append([]byte(`{"late":`), outbox.WithID(device, e.Seq, e.Payload)...)
 		w.order.committed(e.Payload, append(line, "}\n"...))
 	}
 	ctx.Send(m.ReplyTo, &Delivered{Queue: m.Queue, Seqs: seqs})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/mqtt"
 )
 
@@ -183,7 +184,7 @@ func (s *sink) readBack(ctx actor.Context, queue string, b *behind) {
 	}
 	for _, e := range entries {
 		b.after = e.Seq
-		oe, err := decodeOutboxEntry(e.Seq, e.Payload)
+		oe, err := outbox.Decode(e.Seq, e.Payload)
 		if err != nil {
 			s.env.log.Error("skipping a malformed outbox entry", "queue", queue, "err", err)
 			continue

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -178,7 +179,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	}
 	u := s.pending.spillUnit()
 	u.addOutbox(outboxPut{
-		queue: upstreamQueue(s.device),
+		queue: outbox.UpstreamQueue(s.device),
 		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
 	})
 	if m.QoS > 0 {

@@ -4,6 +4,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -209,7 +210,7 @@ func (w *window) drain(now int64) {
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
 			w.pending.main.addOutbox(outboxPut{
-				queue: upstreamQueue(w.device),
+				queue: outbox.UpstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})
 		}
