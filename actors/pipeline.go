@@ -75,16 +75,14 @@ type keyID struct {
 
 func newPipeline(e *env, p *plan, inflight *inflight, direct *sync.Map) *pipeline {
 	return &pipeline{
-		env:      e,
-		plan:     p,
-		inflight: inflight,
-		direct:   direct,
-		log:      e.log.With("device", p.device.ID),
-		sources:  map[string]*sourceHandle{},
-		keys:     map[keyID]*keyRef{},
-		pending: pendingRestore{
-			streams: map[string]*pendingStream{}, keys: map[keyID]*persist.KeyState{}, perWin: make([]int, len(p.windows)),
-		},
+		env:        e,
+		plan:       p,
+		inflight:   inflight,
+		direct:     direct,
+		log:        e.log.With("device", p.device.ID),
+		sources:    map[string]*sourceHandle{},
+		keys:       map[keyID]*keyRef{},
+		pending:    pendingRestore{perWin: make([]int, len(p.windows))},
 		fedBy:      map[string][]*keyRef{},
 		keyCount:   make([]int, len(p.windows)),
 		refused:    pendingUnits{main: &unit{}},
@@ -96,6 +94,8 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		p.onStarted(ctx)
+	case *actor.Stopping, *actor.Restarting:
+		p.pending.drop()
 	case *sourceWanted:
 		// The router asks only for topics that match a stream.
 		ctx.Respond(p.source(ctx, m.topic, p.plan.match(m.topic)))
@@ -125,53 +125,29 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	}
 }
 
-// onStarted reads the device's saved state and queues every stream and key of it for
-// restore: replay restores them all at once, a live pipeline in chunks between
-// messages (restore.go). Either way windows that came due while edged was down fire on
-// the first advance.
+// onStarted reads the device's index (its streams' saved states, the names of its
+// saved keys) and queues them for restore: replay restores them all at once, a live
+// pipeline in chunks between messages (restore.go). Either way windows that came due
+// while edged was down fire on the first advance.
 func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
 	p.direct.Clear() // a restarted pipeline's sources are new actors
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
 	p.pending.began = time.Now()
-	st, err := p.env.store.LoadDevice(dev)
+	ix, err := p.env.store.LoadIndex(dev)
 	if err != nil {
 		// Without its state the device would count records twice; stop it loudly.
 		panic(fmt.Errorf("loading state of device %s: %w", dev, err))
 	}
 	// persist logged each one; what they held starts empty.
-	p.env.metrics.Unreadable.WithLabelValues(dev).Add(float64(len(st.Corrupt)))
-	byName := map[string]int{}
-	for i, w := range p.plan.windows {
-		byName[w.cfg.Name] = i
-	}
-	for name, saved := range st.WindowDefs {
-		if wi, ok := byName[name]; ok && string(saved) != string(p.plan.windows[wi].def) {
-			p.discardWindow(name, saved, p.plan.windows[wi].def)
+	p.env.metrics.Unreadable.WithLabelValues(dev).Add(float64(len(ix.Corrupt)))
+	for _, w := range p.plan.windows {
+		if saved := ix.WindowDefs[w.cfg.Name]; saved != nil && string(saved) != string(w.def) {
+			p.discardWindow(w.cfg.Name, saved, w.def)
 		}
 	}
-	for i := range st.Keys {
-		ks := &st.Keys[i]
-		wi, ok := byName[ks.Window]
-		if !ok {
-			p.log.Warn("ignoring saved state of a window no longer configured", "window", ks.Window)
-			continue
-		}
-		if saved := st.WindowDefs[ks.Window]; saved != nil && string(saved) != string(p.plan.windows[wi].def) {
-			continue // deleted above
-		}
-		p.pending.queueKey(keyID{wi, ks.Key}, ks)
-		p.keyCount[wi]++
-	}
+	p.queue(ix)
 	p.countKeys()
-	for _, topic := range sortedKeys(st.Streams) {
-		def := p.plan.match(topic)
-		if def < 0 {
-			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", topic)
-			continue
-		}
-		p.pending.queueStream(topic, def, st.Streams[topic])
-	}
 	if p.env.restoreInChunks {
 		ctx.Send(ctx.Self(), &restoreMore{})
 	} else {

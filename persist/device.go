@@ -51,7 +51,7 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		return k
 	}
 	err = s.db.View(func(txn *badger.Txn) error {
-		return s.scanDevice(txn, device, func(tag byte, r *keyReader, v []byte) error {
+		return s.scanValues(txn, device, []byte{tagDef, tagStream, tagValve, tagWindow}, func(tag byte, r *keyReader, v []byte) error {
 			switch tag {
 			case tagDef:
 				window := r.seg()
@@ -107,34 +107,6 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
 	}
 	return ds, nil
-}
-
-// scanDevice calls f with the rest of the key after the device, and the value, for
-// every definition, stream, valve and window of a device. What f cannot decode is
-// appended to corrupt.
-func (s *Store) scanDevice(txn *badger.Txn, device string, f func(tag byte, r *keyReader, v []byte) error, corrupt *[]*DecodeError) error {
-	for _, tag := range []byte{tagDef, tagStream, tagValve, tagWindow} {
-		prefix := devicePrefix(tag, device)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 100})
-		for it.Rewind(); it.Valid(); it.Next() {
-			item := it.Item()
-			err := item.Value(func(v []byte) error {
-				if err := f(tag, &keyReader{b: item.Key()[len(prefix):]}, v); err != nil {
-					if errors.Is(err, errBadKey) {
-						err = fmt.Errorf("%w: malformed key", ErrCorrupt)
-					}
-					*corrupt = append(*corrupt, &DecodeError{Key: describeKey(item.Key()), Err: err})
-				}
-				return nil
-			})
-			if err != nil {
-				it.Close()
-				return err
-			}
-		}
-		it.Close()
-	}
-	return nil
 }
 
 // Devices lists every device with state, sorted.

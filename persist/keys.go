@@ -100,9 +100,13 @@ type keyReader struct {
 	err error
 }
 
-func (r *keyReader) seg() string {
+func (r *keyReader) seg() string { return string(r.segBytes()) }
+
+// segBytes is seg without the string: the name's bytes in the key itself when it
+// holds no 0x00, which is the usual case.
+func (r *keyReader) segBytes() []byte {
 	if r.err != nil {
-		return ""
+		return nil
 	}
 	var sb []byte
 	for i := 0; i < len(r.b); i++ {
@@ -114,20 +118,24 @@ func (r *keyReader) seg() string {
 		}
 		switch r.b[i+1] {
 		case segEnd:
-			sb = append(sb, r.b[:i]...)
+			if sb == nil {
+				sb = r.b[:i:i]
+			} else {
+				sb = append(sb, r.b[:i]...)
+			}
 			r.b = r.b[i+2:]
-			return string(sb)
+			return sb
 		case segNull:
 			sb = append(sb, r.b[:i+1]...)
 			r.b = r.b[i+2:]
 			i = -1
 		default:
 			r.err = errBadKey
-			return ""
+			return nil
 		}
 	}
 	r.err = errBadKey
-	return ""
+	return nil
 }
 
 func (r *keyReader) uint64() uint64 {

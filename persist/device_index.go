@@ -1,0 +1,262 @@
+package persist
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/edged/edged/watermark"
+)
+
+// A restart reads a device's saved state in two steps, so that a device with 100,000
+// keys takes messages long before every key's windows are read and decoded: LoadIndex
+// reads what routing needs (the window definitions, the streams' generator states and
+// the names of the keys with state, not their values), and the index's LoadKeys reads
+// the valves and windows of keys as they are restored, from the snapshot the index was
+// read from: reading them as the store is now would wait for every commit in flight,
+// one wait per read, and only a key's own window actor writes its state, which runs
+// only once the key is restored, so the snapshot holds what the store holds.
+
+// DeviceIndex is what a device's pipeline needs before it takes messages.
+type DeviceIndex struct {
+	WindowDefs map[string][]byte // by window
+	Streams    []StreamState     // by stream
+	Keys       []KeyName         // keys with a valve or windows, by window, then key
+	// Corrupt lists the generator states that could not be decoded and the keys that
+	// could not be parsed; they are left out of the fields above.
+	Corrupt []*DecodeError
+
+	s      *Store
+	device string
+	txn    *badger.Txn // the snapshot; nil once closed
+}
+
+// StreamState is one stream's saved generator state.
+type StreamState struct {
+	Stream string
+	State  watermark.GeneratorState
+}
+
+// KeyName names one window actor's state.
+type KeyName struct{ Window, Key string }
+
+// LoadIndex reads a device's window definitions, generator states and the names of its
+// keys. Undecodable values are reported in DeviceIndex.Corrupt and logged, as by
+// LoadDevice. The index holds a snapshot of the store until Close: Badger keeps the
+// versions it sees.
+func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
+	ix := &DeviceIndex{WindowDefs: map[string][]byte{}, s: s, device: device, txn: s.db.NewTransaction(false)}
+	defer func() {
+		if err != nil {
+			ix.Close()
+		}
+	}()
+	defer s.recovered(fmt.Sprintf("indexing device %q", device), &err) // before the Close above
+	err = func(txn *badger.Txn) error {
+		err := s.scanValues(txn, device, []byte{tagDef, tagStream}, func(tag byte, r *keyReader, v []byte) error {
+			name := r.seg()
+			if err := r.done(); err != nil {
+				return err
+			}
+			if tag == tagDef {
+				ix.WindowDefs[name] = slices.Clone(v)
+				return nil
+			}
+			st, err := decodeGeneratorState(v)
+			if err == nil {
+				ix.Streams = append(ix.Streams, StreamState{name, st})
+			}
+			return err
+		}, &ix.Corrupt)
+		if err == nil {
+			ix.Keys = scanKeyNames(txn, device, tagValve, nil, &ix.Corrupt)
+			ix.Keys = scanKeyNames(txn, device, tagWindow, ix.Keys, &ix.Corrupt)
+		}
+		return err
+	}(ix.txn)
+	if err != nil {
+		return nil, fmt.Errorf("indexing device %q in state in %s: %w", device, s.where, err)
+	}
+	for _, e := range ix.Corrupt {
+		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
+	}
+	return ix, nil
+}
+
+// scanKeyNames returns the distinct keys of a device's valves or windows merged into
+// with (sorted, distinct), reading no value. Both are stored by window, then key, so
+// equal names are adjacent, and a name already in with costs no new string: most keys
+// have both a valve and windows.
+func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corrupt *[]*DecodeError) []KeyName {
+	prefix := devicePrefix(tag, device)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	names := make([]KeyName, 0, len(with))
+	var window string // the window of the last name added: the same for thousands of keys
+	for it.Rewind(); it.Valid(); it.Next() {
+		r := keyReader{b: it.Item().Key()[len(prefix):]}
+		w, k := r.segBytes(), r.segBytes()
+		if tag == tagWindow {
+			r.start()
+		}
+		if r.done() != nil {
+			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(it.Item().Key()), Err: fmt.Errorf("%w: malformed key", ErrCorrupt)})
+			continue
+		}
+		if n := len(names); n > 0 && names[n-1].Key == string(k) && names[n-1].Window == string(w) {
+			continue // another window of the same key
+		}
+		c := 1
+		for len(with) > 0 {
+			if c = compareName(with[0], w, k); c >= 0 {
+				break
+			}
+			names, with = append(names, with[0]), with[1:]
+		}
+		if c == 0 {
+			names, with = append(names, with[0]), with[1:]
+			continue
+		}
+		if string(w) != window {
+			window = string(w)
+		}
+		names = append(names, KeyName{Window: window, Key: string(k)})
+	}
+	return append(names, with...)
+}
+
+// compareName compares a name with the one whose window and key are w and k.
+func compareName(n KeyName, w, k []byte) int {
+	if c := compareString(n.Window, w); c != 0 {
+		return c
+	}
+	return compareString(n.Key, k)
+}
+
+// compareString is strings.Compare(s, string(b)) without converting b.
+func compareString(s string, b []byte) int {
+	for i := range min(len(s), len(b)) {
+		if s[i] != b[i] {
+			return cmp.Compare(s[i], b[i])
+		}
+	}
+	return cmp.Compare(len(s), len(b))
+}
+
+// Close lets Badger drop the versions the index's snapshot kept. Later calls do nothing.
+func (ix *DeviceIndex) Close() {
+	if ix.txn != nil {
+		ix.txn.Discard()
+		ix.txn = nil
+	}
+}
+
+// LoadKeys reads the valve and windows of each of keys from the index's snapshot; see
+// Store.LoadKeys.
+func (ix *DeviceIndex) LoadKeys(keys []KeyName) (_ []*KeyState, corrupt []*DecodeError, err error) {
+	defer ix.s.recovered(fmt.Sprintf("loading keys of device %q", ix.device), &err)
+	if ix.txn == nil {
+		return nil, nil, errors.New("loading keys from a closed index")
+	}
+	return ix.s.loadKeys(ix.txn, ix.device, keys)
+}
+
+// LoadKeys reads the valve and windows of each of keys as the store holds them now:
+// nil for a key with neither stored (or only an unreadable valve). Undecodable valves
+// are left out, logged and returned; malformed window keys, reported by LoadIndex, are
+// skipped.
+func (s *Store) LoadKeys(device string, keys []KeyName) (states []*KeyState, corrupt []*DecodeError, err error) {
+	defer s.recovered(fmt.Sprintf("loading keys of device %q", device), &err)
+	err = s.db.View(func(txn *badger.Txn) error {
+		states, corrupt, err = s.loadKeys(txn, device, keys)
+		return err
+	})
+	return states, corrupt, err
+}
+
+func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*KeyState, corrupt []*DecodeError, err error) {
+	states := make([]*KeyState, len(keys))
+	err = func() error {
+		prefix := devicePrefix(tagWindow, device)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		var kb []byte
+		for i, k := range keys {
+			ks := &KeyState{Window: k.Window, Key: k.Key, Watermark: watermark.Min}
+			kb = valveKey(kb[:0], device, k.Window, k.Key)
+			item, err := txn.Get(kb)
+			switch {
+			case errors.Is(err, badger.ErrKeyNotFound):
+			case err != nil:
+				return err
+			default:
+				err := item.Value(func(v []byte) error {
+					wm, inputs, err := decodeValve(v)
+					if err != nil {
+						corrupt = append(corrupt, &DecodeError{Key: describeKey(kb), Err: err})
+						return nil
+					}
+					ks.Valve, ks.Watermark = inputs, wm
+					states[i] = ks
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			kb = appendSeg(appendSeg(append(kb[:0], prefix...), k.Window), k.Key)
+			for it.Seek(kb); it.ValidForPrefix(kb); it.Next() {
+				r := keyReader{b: it.Item().Key()[len(kb):]}
+				start := r.start()
+				if r.done() != nil {
+					continue
+				}
+				v, err := it.Item().ValueCopy(nil)
+				if err != nil {
+					return err
+				}
+				ks.Windows = append(ks.Windows, WindowState{Start: start, State: v})
+				states[i] = ks
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading keys of device %q from state in %s: %w", device, s.where, err)
+	}
+	for _, e := range corrupt {
+		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
+	}
+	return states, corrupt, nil
+}
+
+// scanValues calls f with the rest of the key after the device, and the value, for
+// every key of a device under tags. What f cannot decode is appended to corrupt.
+// Values are read where they lie, not prefetched: they are small and stored with
+// their keys.
+func (s *Store) scanValues(txn *badger.Txn, device string, tags []byte, f func(tag byte, r *keyReader, v []byte) error, corrupt *[]*DecodeError) error {
+	for _, tag := range tags {
+		prefix := devicePrefix(tag, device)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			err := item.Value(func(v []byte) error {
+				if err := f(tag, &keyReader{b: item.Key()[len(prefix):]}, v); err != nil {
+					if errors.Is(err, errBadKey) {
+						err = fmt.Errorf("%w: malformed key", ErrCorrupt)
+					}
+					*corrupt = append(*corrupt, &DecodeError{Key: describeKey(item.Key()), Err: err})
+				}
+				return nil
+			})
+			if err != nil {
+				it.Close()
+				return err
+			}
+		}
+		it.Close()
+	}
+	return nil
+}

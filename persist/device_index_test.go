@@ -1,0 +1,163 @@
+package persist
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/edged/edged/watermark"
+)
+
+func TestIndexThenKeysReadWhatLoadDeviceReads(t *testing.T) {
+	s := openStore(t, Options{Durability: Memory})
+	b := s.NewBatch()
+	for _, d := range []string{"dev", "dev\x00", "devx"} {
+		b.PutWindowDef(d, "1m", []byte("def 1m"))
+		b.PutWindowDef(d, "5m\x00", []byte("def 5m"))
+		b.PutStream(d, "s/1", watermark.GeneratorState{Seen: true, Max: 7})
+		b.PutStream(d, "s/\x002", watermark.GeneratorState{Idle: true})
+		// Both, valve only, windows only, and names with a 0x00, in two windows.
+		b.PutValve(d, "1m", "both", 60_000, []watermark.ValveInput{{Input: "s/1", Watermark: 5}, {Input: "s/\x002", Idle: true}})
+		b.PutWindow(WindowKey{d, "1m", "both", -60_000}, []byte("w-1"))
+		b.PutWindow(WindowKey{d, "1m", "both", 0}, []byte("w0"))
+		b.PutValve(d, "1m", "valve only", 3, nil)
+		b.PutWindow(WindowKey{d, "1m", "windows\x00only", 60_000}, []byte("w1"))
+		b.PutWindow(WindowKey{d, "1m", "windows", 0}, []byte("w"))
+		b.PutValve(d, "5m\x00", "both", 9, []watermark.ValveInput{{Input: "s/1"}})
+		b.PutWindow(WindowKey{d, "5m\x00", "both", 0}, []byte("w5"))
+		b.PutMark(d, "1m", "marks only", 1)
+	}
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.LoadDevice("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := s.LoadIndex("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	streams := map[string]watermark.GeneratorState{}
+	for _, st := range ix.Streams {
+		streams[st.Stream] = st.State
+	}
+	if !reflect.DeepEqual(ix.WindowDefs, want.WindowDefs) || !reflect.DeepEqual(streams, want.Streams) || len(ix.Corrupt) != 0 {
+		t.Errorf("index: defs %q, streams %+v, corrupt %v; want %q, %+v, none", ix.WindowDefs, ix.Streams, ix.Corrupt, want.WindowDefs, want.Streams)
+	}
+	if !slices.IsSortedFunc(ix.Streams, func(a, b StreamState) int { return strings.Compare(a.Stream, b.Stream) }) {
+		t.Errorf("index streams %+v are not sorted", ix.Streams)
+	}
+	var names []KeyName
+	for _, k := range want.Keys {
+		names = append(names, KeyName{k.Window, k.Key})
+	}
+	if !reflect.DeepEqual(ix.Keys, names) {
+		t.Errorf("index keys = %q, want %q", ix.Keys, names)
+	}
+	got, corrupt, err := ix.LoadKeys(ix.Keys)
+	if err != nil || len(corrupt) != 0 || len(got) != len(want.Keys) {
+		t.Fatalf("LoadKeys = %d keys, corrupt %v, %v; want %d keys", len(got), corrupt, err, len(want.Keys))
+	}
+	for i, k := range got {
+		if k == nil || !reflect.DeepEqual(*k, want.Keys[i]) {
+			t.Errorf("LoadKeys[%d] = %+v, want %+v", i, k, want.Keys[i])
+		}
+	}
+	// One at a time, out of order, and a key with nothing stored.
+	one, _, err := ix.LoadKeys([]KeyName{{"5m\x00", "both"}, {"1m", "marks only"}, {"1m", "both"}})
+	if err != nil || one[0] == nil || one[0].Watermark != 9 || one[1] != nil || one[2] == nil || len(one[2].Windows) != 2 {
+		t.Errorf("LoadKeys of three keys = %+v, %v", one, err)
+	}
+}
+
+func TestIndexAndKeysReportUndecodableValuesOnceAndLoadTheRest(t *testing.T) {
+	s := openStore(t, Options{Durability: Memory})
+	b := s.NewBatch()
+	b.PutStream("dev", "good", watermark.GeneratorState{Seen: true})
+	b.PutWindow(WindowKey{"dev", "1m", "k", 0}, []byte("w"))
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	err := s.db.Update(func(txn *badger.Txn) error {
+		txn.Set(streamKey(nil, "dev", "bad"), []byte{7, 1, 2})
+		txn.Set(valveKey(nil, "dev", "1m", "k"), []byte{1, 3})
+		txn.Set(valveKey(nil, "dev", "1m", "valve only"), []byte{1, 3})
+		// A malformed start under a good key, and a key that does not parse.
+		txn.Set(append(appendSeg(appendSeg(devicePrefix(tagWindow, "dev"), "1m"), "k"), 1, 2), []byte("w"))
+		return txn.Set(append(devicePrefix(tagWindow, "dev"), "garbage"...), []byte("w"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := s.LoadIndex("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if len(ix.Streams) != 1 || ix.Streams[0].Stream != "good" {
+		t.Errorf("Streams = %+v, want only the good one", ix.Streams)
+	}
+	if want := []KeyName{{"1m", "k"}, {"1m", "valve only"}}; !reflect.DeepEqual(ix.Keys, want) {
+		t.Errorf("Keys = %q, want %q", ix.Keys, want)
+	}
+	checkCorrupt(t, "LoadIndex", ix.Corrupt, []string{`s/"dev"/"bad"`, "malformed key", "malformed key"}, []error{ErrUnknownVersion, ErrCorrupt, ErrCorrupt})
+	keys, corrupt, err := ix.LoadKeys(ix.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys[0] == nil || keys[0].Valve != nil || len(keys[0].Windows) != 1 || keys[1] != nil {
+		t.Errorf("LoadKeys = %+v, want k with its one good window and no valve, and nothing for the key with only a bad valve", keys)
+	}
+	checkCorrupt(t, "LoadKeys", corrupt, []string{`v/"dev"/"1m"/"k"`, `v/"dev"/"1m"/"valve only"`}, []error{ErrCorrupt, ErrCorrupt})
+}
+
+func checkCorrupt(t *testing.T, what string, got []*DecodeError, keys []string, errs []error) {
+	t.Helper()
+	if len(got) != len(keys) {
+		t.Fatalf("%s: corrupt = %v, want %d entries", what, got, len(keys))
+	}
+	for i, e := range got {
+		if !strings.Contains(e.Error(), keys[i]) || !errors.Is(e, errs[i]) {
+			t.Errorf("%s: corrupt[%d] = %v, want it to name %s and wrap %v", what, i, e, keys[i], errs[i])
+		}
+	}
+}
+
+// A key is read as it was when the index was read, however much later; Store.LoadKeys
+// reads it as it is now.
+func TestAnIndexReadsKeysFromItsSnapshot(t *testing.T) {
+	s := openStore(t, Options{Durability: Memory})
+	put := func(wm int64, state string) {
+		b := s.NewBatch()
+		b.PutValve("dev", "1m", "k", wm, nil)
+		b.PutWindow(WindowKey{"dev", "1m", "k", 0}, []byte(state))
+		if err := s.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(1, "old")
+	ix, err := s.LoadIndex("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(2, "new")
+	k := []KeyName{{"1m", "k"}}
+	then, _, err := ix.LoadKeys(k)
+	if err != nil || then[0].Watermark != 1 || string(then[0].Windows[0].State) != "old" {
+		t.Errorf("index LoadKeys = %+v, %v; want watermark 1 and the old window", then[0], err)
+	}
+	now, _, err := s.LoadKeys("dev", k)
+	if err != nil || now[0].Watermark != 2 || string(now[0].Windows[0].State) != "new" {
+		t.Errorf("Store.LoadKeys = %+v, %v; want watermark 2 and the new window", now[0], err)
+	}
+	ix.Close()
+	ix.Close()
+	if _, _, err := ix.LoadKeys(k); err == nil {
+		t.Error("LoadKeys of a closed index succeeded")
+	}
+}
