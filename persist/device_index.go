@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -179,20 +180,16 @@ func (s *Store) LoadKeys(device string, keys []KeyName) (states []*KeyState, cor
 func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*KeyState, corrupt []*DecodeError, err error) {
 	states := make([]*KeyState, len(keys))
 	err = func() error {
-		prefix := devicePrefix(tagWindow, device)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		defer it.Close()
+		valves := newCursor(txn, devicePrefix(tagValve, device))
+		defer valves.close()
+		windows := newCursor(txn, devicePrefix(tagWindow, device))
+		defer windows.close()
 		var kb []byte
 		for i, k := range keys {
 			ks := &KeyState{Window: k.Window, Key: k.Key, Watermark: watermark.Min}
 			kb = valveKey(kb[:0], device, k.Window, k.Key)
-			item, err := txn.Get(kb)
-			switch {
-			case errors.Is(err, badger.ErrKeyNotFound):
-			case err != nil:
-				return err
-			default:
-				err := item.Value(func(v []byte) error {
+			if it := valves.seek(kb); it.Valid() && bytes.Equal(it.Item().Key(), kb) {
+				err := it.Item().Value(func(v []byte) error {
 					wm, inputs, err := decodeValve(v)
 					if err != nil {
 						corrupt = append(corrupt, &DecodeError{Key: describeKey(kb), Err: err})
@@ -206,8 +203,8 @@ func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*K
 					return err
 				}
 			}
-			kb = appendSeg(appendSeg(append(kb[:0], prefix...), k.Window), k.Key)
-			for it.Seek(kb); it.ValidForPrefix(kb); it.Next() {
+			kb = appendSeg(appendSeg(append(kb[:0], windows.prefix...), k.Window), k.Key)
+			for it := windows.seek(kb); it.ValidForPrefix(kb); it.Next() {
 				r := keyReader{b: it.Item().Key()[len(kb):]}
 				start := r.start()
 				if r.done() != nil {
@@ -231,6 +228,36 @@ func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*K
 	}
 	return states, corrupt, nil
 }
+
+// cursor is an iterator over one prefix that steps to the key sought next when it is
+// a few keys on, as it is when keys are read in the store's order: cheaper than a seek.
+type cursor struct {
+	it     *badger.Iterator
+	prefix []byte
+	last   []byte // the key sought last; nil before the first seek
+}
+
+func newCursor(txn *badger.Txn, prefix []byte) *cursor {
+	return &cursor{it: txn.NewIterator(badger.IteratorOptions{Prefix: prefix}), prefix: prefix}
+}
+
+// seek places the iterator at the first key at or after k and returns it.
+func (c *cursor) seek(k []byte) *badger.Iterator {
+	if c.last != nil && bytes.Compare(k, c.last) >= 0 {
+		for range 8 {
+			if !c.it.Valid() || bytes.Compare(c.it.Item().Key(), k) >= 0 {
+				c.last = append(c.last[:0], k...)
+				return c.it
+			}
+			c.it.Next()
+		}
+	}
+	c.last = append(c.last[:0], k...)
+	c.it.Seek(k)
+	return c.it
+}
+
+func (c *cursor) close() { c.it.Close() }
 
 // scanValues calls f with the rest of the key after the device, and the value, for
 // every key of a device under tags. What f cannot decode is appended to corrupt.

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -159,5 +160,42 @@ func TestAnIndexReadsKeysFromItsSnapshot(t *testing.T) {
 	ix.Close()
 	if _, _, err := ix.LoadKeys(k); err == nil {
 		t.Error("LoadKeys of a closed index succeeded")
+	}
+}
+
+// Keys read in the store's order with gaps, and out of it, read the same as one by one.
+func TestLoadKeysSkipsAndGoesBack(t *testing.T) {
+	s := openStore(t, Options{Durability: Memory})
+	b := s.NewBatch()
+	for i := range 50 {
+		key := fmt.Sprintf("k%02d", i)
+		if i%3 != 0 {
+			b.PutValve("dev", "1m", key, int64(i), nil)
+		}
+		for start := range int64(i % 4) {
+			b.PutWindow(WindowKey{"dev", "1m", key, start}, []byte(key))
+		}
+	}
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := s.LoadIndex("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var names []KeyName
+	for _, i := range []int{0, 1, 13, 14, 15, 40, 49, 2, 3, 48, 50} {
+		names = append(names, KeyName{"1m", fmt.Sprintf("k%02d", i)})
+	}
+	got, _, err := ix.LoadKeys(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		want, _, err := s.LoadKeys("dev", []KeyName{n})
+		if err != nil || !reflect.DeepEqual(got[i], want[0]) {
+			t.Errorf("%s: %+v read with the others, %+v (%v) alone", n.Key, got[i], want[0], err)
+		}
 	}
 }
