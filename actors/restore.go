@@ -12,7 +12,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/persist"
-	"github.com/edged/edged/watermark"
 )
 
 // A live pipeline brings its saved streams and keys back in chunks, sending itself a
@@ -34,8 +33,8 @@ import (
 // smaller chunks would stretch the restore over minutes.
 const restoreChunk = 50 * time.Millisecond
 
-// restoreBatch is how many keys' states are read from the store in one go: the clock
-// is read between batches, and a batch takes about a millisecond to restore.
+// restoreBatch is how many keys' states a live restore reads from the store in one go:
+// the clock is read between batches, and a batch takes about a millisecond to restore.
 const restoreBatch = 64
 
 // restoreMore asks the pipeline to restore its next chunk.
@@ -44,54 +43,48 @@ type restoreMore struct{}
 // pendingRestore is the saved state a pipeline has not restored yet, in the store's
 // order, which is also the restore order. Keys go first, as in replay: a key costs
 // nothing until a source feeds it, while every restored source is ticked each
-// watermark interval; the source a message needs is restored at once anyway. Sorted
-// slices rather than maps: 100,000 entries are built in one allocation each.
+// watermark interval; the source a message needs is restored at once anyway. The
+// index's own sorted slices, with a window definition or stream definition per entry
+// beside them, rather than maps: 100,000 entries cost no more than the index did.
 type pendingRestore struct {
 	index       *persist.DeviceIndex // the keys' states are read from its snapshot
-	streams     []pendingStream      // by topic
-	keys        []pendingKey         // by window name, then key
-	winNames    []string             // window definition names, by index
-	nextStream  int                  // streams before it are restored
-	nextKey     int                  // keys before it are restored
-	streamsLeft int
+	keyWin      []int32              // the window definition of each of index.Keys; -1: restored or not restored
+	streamDef   []int32              // the stream definition of each of index.Streams; -1: likewise
+	nextKey     int                  // keys before it are done
+	nextStream  int                  // streams before it are done
 	keysLeft    int
+	streamsLeft int
 	perWin      []int              // keys still to restore per window definition
 	gauges      []prometheus.Gauge // edged_window_keys_restoring per window definition
 	began       time.Time          // when the restore began, for the log
 }
 
-type pendingStream struct {
-	topic string
-	def   int
-	state watermark.GeneratorState
-	done  bool
-}
-
-type pendingKey struct {
-	id   keyID
-	done bool
-}
-
 func (r *pendingRestore) done() bool { return r.streamsLeft == 0 && r.keysLeft == 0 }
 
-// stream returns the pending stream of a topic, or nil.
-func (r *pendingRestore) stream(topic string) *pendingStream {
-	i, ok := slices.BinarySearchFunc(r.streams, topic, func(s pendingStream, t string) int { return strings.Compare(s.topic, t) })
-	if !ok || r.streams[i].done {
-		return nil
+// stream returns the index of a topic's pending stream, or -1.
+func (r *pendingRestore) stream(topic string) int {
+	if r.streamsLeft == 0 {
+		return -1
 	}
-	return &r.streams[i]
+	i, ok := slices.BinarySearchFunc(r.index.Streams, topic, func(s persist.StreamState, t string) int { return strings.Compare(s.Stream, t) })
+	if !ok || r.streamDef[i] < 0 {
+		return -1
+	}
+	return i
 }
 
-// key returns the pending key of id, or nil.
-func (r *pendingRestore) key(id keyID) *pendingKey {
-	i, ok := slices.BinarySearchFunc(r.keys, id, func(k pendingKey, id keyID) int {
-		return cmp.Or(strings.Compare(r.winNames[k.id.win], r.winNames[id.win]), strings.Compare(k.id.key, id.key))
-	})
-	if !ok || r.keys[i].done {
-		return nil
+// key returns the index of a pending key, or -1.
+func (r *pendingRestore) key(window, key string) int {
+	if r.keysLeft == 0 {
+		return -1
 	}
-	return &r.keys[i]
+	i, ok := slices.BinarySearchFunc(r.index.Keys, persist.KeyName{Window: window, Key: key}, func(a, b persist.KeyName) int {
+		return cmp.Or(strings.Compare(a.Window, b.Window), strings.Compare(a.Key, b.Key))
+	})
+	if !ok || r.keyWin[i] < 0 {
+		return -1
+	}
+	return i
 }
 
 // drop forgets the restore once it is done or the pipeline stops, and lets the store
@@ -100,7 +93,7 @@ func (r *pendingRestore) drop() {
 	if r.index != nil {
 		r.index.Close()
 	}
-	r.index, r.streams, r.keys = nil, nil, nil
+	r.index, r.keyWin, r.streamDef = nil, nil, nil
 }
 
 // queue takes a device's index for restore: the keys and streams of configured
@@ -109,39 +102,39 @@ func (p *pipeline) queue(ix *persist.DeviceIndex) {
 	r := &p.pending
 	r.index = ix
 	byName := map[string]int{}
+	deleted := make([]bool, len(p.plan.windows)) // at start: its definition changed
 	for i, w := range p.plan.windows {
 		byName[w.cfg.Name] = i
-		r.winNames = append(r.winNames, w.cfg.Name)
+		saved := ix.WindowDefs[w.cfg.Name]
+		deleted[i] = saved != nil && string(saved) != string(w.def)
 	}
-	r.keys = make([]pendingKey, 0, len(ix.Keys))
-	var gone string // the last window warned about, once per window
-	for _, k := range ix.Keys {
+	r.keyWin = make([]int32, len(ix.Keys))
+	var gone string // the last window warned about: once, not once per key
+	for i, k := range ix.Keys {
 		wi, ok := byName[k.Window]
-		if !ok {
-			if k.Window != gone {
-				p.log.Warn("ignoring saved state of a window no longer configured", "window", k.Window)
-				gone = k.Window
-			}
+		if !ok && k.Window != gone {
+			p.log.Warn("ignoring saved state of a window no longer configured", "window", k.Window)
+			gone = k.Window
+		}
+		if !ok || deleted[wi] {
+			r.keyWin[i] = -1
 			continue
 		}
-		if saved := ix.WindowDefs[k.Window]; saved != nil && string(saved) != string(p.plan.windows[wi].def) {
-			continue // deleted at start
-		}
-		r.keys = append(r.keys, pendingKey{id: keyID{wi, k.Key}})
+		r.keyWin[i] = int32(wi)
+		r.keysLeft++
 		r.perWin[wi]++
 		p.keyCount[wi]++
 	}
-	r.keysLeft = len(r.keys)
-	r.streams = make([]pendingStream, 0, len(ix.Streams))
-	for _, st := range ix.Streams {
+	r.streamDef = make([]int32, len(ix.Streams))
+	for i, st := range ix.Streams {
 		def := p.plan.match(st.Stream)
 		if def < 0 {
 			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", st.Stream)
-			continue
+		} else {
+			r.streamsLeft++
 		}
-		r.streams = append(r.streams, pendingStream{topic: st.Stream, def: def, state: st.State})
+		r.streamDef[i] = int32(def)
 	}
-	r.streamsLeft = len(r.streams)
 }
 
 // countKeys publishes the keys still to restore, and the keys, of each window definition.
@@ -169,10 +162,7 @@ func (p *pipeline) restoreSome(ctx actor.Context, d time.Duration) (more bool) {
 	}
 	// The clock is read every 64 restores: a restore takes microseconds.
 	for i := 0; r.streamsLeft > 0 && (i%64 != 0 || time.Now().Before(until)); i++ {
-		if ps := &r.streams[r.nextStream]; !ps.done {
-			p.restoreSource(ctx, ps)
-		}
-		r.nextStream++
+		p.restoreNextStream(ctx)
 	}
 	if r.done() {
 		r.drop()
@@ -194,23 +184,23 @@ func (p *pipeline) restoreAll(ctx actor.Context) {
 // restoreKeys reads the next n pending keys from the store and restores them.
 func (p *pipeline) restoreKeys(ctx actor.Context, n int) {
 	r := &p.pending
-	var batch []*pendingKey
-	for ; len(batch) < n && r.nextKey < len(r.keys); r.nextKey++ {
-		if pk := &r.keys[r.nextKey]; !pk.done {
-			batch = append(batch, pk)
+	var batch []int
+	for ; len(batch) < n && r.nextKey < len(r.keyWin); r.nextKey++ {
+		if r.keyWin[r.nextKey] >= 0 {
+			batch = append(batch, r.nextKey)
 		}
 	}
 	states := p.loadKeys(batch)
-	for i, pk := range batch {
-		p.restoreKey(ctx, pk, states[i])
+	for i, ki := range batch {
+		p.restoreKey(ctx, ki, states[i])
 	}
 }
 
-// loadKeys reads the saved state of keys; nil for one with none readable.
-func (p *pipeline) loadKeys(keys []*pendingKey) []*persist.KeyState {
+// loadKeys reads the saved state of pending keys; nil for one with none readable.
+func (p *pipeline) loadKeys(keys []int) []*persist.KeyState {
 	names := make([]persist.KeyName, len(keys))
-	for i, pk := range keys {
-		names[i] = persist.KeyName{Window: p.pending.winNames[pk.id.win], Key: pk.id.key}
+	for i, ki := range keys {
+		names[i] = p.pending.index.Keys[ki]
 	}
 	states, corrupt, err := p.pending.index.LoadKeys(names)
 	if err != nil {
@@ -234,12 +224,18 @@ func (p *pipeline) onRestoreMore(ctx actor.Context) {
 
 // restoreStreams restores every pending stream at once.
 func (p *pipeline) restoreStreams(ctx actor.Context) {
-	r := &p.pending
-	for ; r.streamsLeft > 0; r.nextStream++ {
-		if ps := &r.streams[r.nextStream]; !ps.done {
-			p.restoreSource(ctx, ps)
-		}
+	for p.pending.streamsLeft > 0 {
+		p.restoreNextStream(ctx)
 	}
+}
+
+func (p *pipeline) restoreNextStream(ctx actor.Context) {
+	r := &p.pending
+	for r.streamDef[r.nextStream] < 0 {
+		r.nextStream++
+	}
+	p.restoreSource(ctx, r.nextStream)
+	r.nextStream++
 }
 
 // source returns the source actor of a topic: running, restored from its saved
@@ -248,17 +244,20 @@ func (p *pipeline) source(ctx actor.Context, topic string, def int) *sourceHandl
 	if src := p.sources[topic]; src != nil {
 		return src
 	}
-	if ps := p.pending.stream(topic); ps != nil {
-		return p.restoreSource(ctx, ps)
+	if i := p.pending.stream(topic); i >= 0 {
+		return p.restoreSource(ctx, i)
 	}
 	return p.spawnSource(ctx, topic, def, nil)
 }
 
-func (p *pipeline) restoreSource(ctx actor.Context, ps *pendingStream) *sourceHandle {
-	ps.done = true
-	p.pending.streamsLeft--
-	st := ps.state
-	return p.spawnSource(ctx, ps.topic, ps.def, &st)
+// restoreSource starts the source of the pending stream i with its saved state.
+func (p *pipeline) restoreSource(ctx actor.Context, i int) *sourceHandle {
+	r := &p.pending
+	def := r.streamDef[i]
+	r.streamDef[i] = -1
+	r.streamsLeft--
+	st := r.index.Streams[i]
+	return p.spawnSource(ctx, st.Stream, int(def), &st.State)
 }
 
 // savedKey returns the window actor of a key that has saved state, restoring it if
@@ -267,20 +266,20 @@ func (p *pipeline) savedKey(ctx actor.Context, id keyID) *keyRef {
 	if k := p.keys[id]; k != nil {
 		return k
 	}
-	if pk := p.pending.key(id); pk != nil {
-		return p.restoreKey(ctx, pk, p.loadKeys([]*pendingKey{pk})[0])
+	if ki := p.pending.key(p.plan.windows[id.win].cfg.Name, id.key); ki >= 0 {
+		return p.restoreKey(ctx, ki, p.loadKeys([]int{ki})[0])
 	}
 	return nil
 }
 
-// restoreKey spawns a saved key's window actor and introduces it to the running
-// sources that fed it; those not running yet are told when they start. ks is nil if
-// nothing of the key could be read.
-func (p *pipeline) restoreKey(ctx actor.Context, pk *pendingKey, ks *persist.KeyState) *keyRef {
+// restoreKey spawns the window actor of the pending key ki and introduces it to the
+// running sources that fed it; those not running yet are told when they start. ks is
+// nil if nothing of the key could be read.
+func (p *pipeline) restoreKey(ctx actor.Context, ki int, ks *persist.KeyState) *keyRef {
 	r := &p.pending
-	pk.done = true
+	id := keyID{int(r.keyWin[ki]), r.index.Keys[ki].Key}
+	r.keyWin[ki] = -1
 	r.keysLeft--
-	id := pk.id
 	r.perWin[id.win]--
 	r.gauges[id.win].Set(float64(r.perWin[id.win]))
 	k := p.spawnKey(ctx, id, ks)
