@@ -51,7 +51,7 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		return k
 	}
 	err = s.db.View(func(txn *badger.Txn) error {
-		return s.scanValues(txn, device, []byte{tagDef, tagStream, tagValve, tagWindow}, func(tag byte, r *keyReader, v []byte) error {
+		return s.scanValues(txn, device, []byte{tagDef, tagStream, tagValve, tagWindow}, func(tag byte, r keyReader, v []byte) error {
 			switch tag {
 			case tagDef:
 				window := r.seg()

@@ -55,8 +55,9 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 		}
 	}()
 	defer s.recovered(fmt.Sprintf("indexing device %q", device), &err) // before the Close above
+	var streams blocks[StreamState]
 	err = func(txn *badger.Txn) error {
-		err := s.scanValues(txn, device, []byte{tagDef, tagStream}, func(tag byte, r *keyReader, v []byte) error {
+		err := s.scanValues(txn, device, []byte{tagDef, tagStream}, func(tag byte, r keyReader, v []byte) error {
 			name := r.seg()
 			if err := r.done(); err != nil {
 				return err
@@ -67,10 +68,11 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 			}
 			st, err := decodeGeneratorState(v)
 			if err == nil {
-				ix.Streams = append(ix.Streams, StreamState{name, st})
+				streams.add(StreamState{name, st})
 			}
 			return err
 		}, &ix.Corrupt)
+		ix.Streams = streams.slice()
 		if err == nil {
 			ix.Keys = scanKeyNames(txn, device, tagValve, nil, &ix.Corrupt)
 			ix.Keys = scanKeyNames(txn, device, tagWindow, ix.Keys, &ix.Corrupt)
@@ -94,8 +96,13 @@ func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corr
 	prefix := devicePrefix(tag, device)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
-	names := make([]KeyName, 0, len(with))
-	var window string // the window of the last name added: the same for thousands of keys
+	var names blocks[KeyName]
+	var last KeyName  // the name added last
+	var window string // its window: the same for thousands of keys
+	add := func(n KeyName) {
+		names.add(n)
+		last = n
+	}
 	for it.Rewind(); it.Valid(); it.Next() {
 		r := keyReader{b: it.Item().Key()[len(prefix):]}
 		w, k := r.segBytes(), r.segBytes()
@@ -106,7 +113,7 @@ func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corr
 			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(it.Item().Key()), Err: fmt.Errorf("%w: malformed key", ErrCorrupt)})
 			continue
 		}
-		if n := len(names); n > 0 && names[n-1].Key == string(k) && names[n-1].Window == string(w) {
+		if names.n > 0 && last.Key == string(k) && last.Window == string(w) {
 			continue // another window of the same key
 		}
 		c := 1
@@ -114,18 +121,23 @@ func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corr
 			if c = compareName(with[0], w, k); c >= 0 {
 				break
 			}
-			names, with = append(names, with[0]), with[1:]
+			add(with[0])
+			with = with[1:]
 		}
 		if c == 0 {
-			names, with = append(names, with[0]), with[1:]
+			add(with[0])
+			with = with[1:]
 			continue
 		}
 		if string(w) != window {
 			window = string(w)
 		}
-		names = append(names, KeyName{Window: window, Key: string(k)})
+		add(KeyName{Window: window, Key: string(k)})
 	}
-	return append(names, with...)
+	for _, n := range with {
+		names.add(n)
+	}
+	return names.slice()
 }
 
 // compareName compares a name with the one whose window and key are w and k.
@@ -263,14 +275,14 @@ func (c *cursor) close() { c.it.Close() }
 // every key of a device under tags. What f cannot decode is appended to corrupt.
 // Values are read where they lie, not prefetched: they are small and stored with
 // their keys.
-func (s *Store) scanValues(txn *badger.Txn, device string, tags []byte, f func(tag byte, r *keyReader, v []byte) error, corrupt *[]*DecodeError) error {
+func (s *Store) scanValues(txn *badger.Txn, device string, tags []byte, f func(tag byte, r keyReader, v []byte) error, corrupt *[]*DecodeError) error {
 	for _, tag := range tags {
 		prefix := devicePrefix(tag, device)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()
 			err := item.Value(func(v []byte) error {
-				if err := f(tag, &keyReader{b: item.Key()[len(prefix):]}, v); err != nil {
+				if err := f(tag, keyReader{b: item.Key()[len(prefix):]}, v); err != nil {
 					if errors.Is(err, errBadKey) {
 						err = fmt.Errorf("%w: malformed key", ErrCorrupt)
 					}
