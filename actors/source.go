@@ -96,12 +96,12 @@ func (s *source) Receive(ctx actor.Context) {
 }
 
 func (s *source) loadSaved() {
-	st, err := s.env.store.LoadDevice(s.device)
+	st, ok, err := s.env.store.LoadStream(s.device, s.topic)
 	if err != nil {
 		panic(err)
 	}
-	if gs, ok := st.Streams[s.topic]; ok {
-		s.restored = &gs
+	if ok {
+		s.restored = &st
 	}
 }
 

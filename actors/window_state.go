@@ -50,16 +50,11 @@ func (w *window) onStarted() {
 }
 
 func (w *window) loadSaved() *persist.KeyState {
-	st, err := w.env.store.LoadDevice(w.device)
+	ks, _, err := w.env.store.LoadKeys(w.device, []persist.KeyName{{Window: w.plan.cfg.Name, Key: w.key}})
 	if err != nil {
 		panic(err)
 	}
-	for i := range st.Keys {
-		if ks := &st.Keys[i]; ks.Window == w.plan.cfg.Name && ks.Key == w.key {
-			return ks
-		}
-	}
-	return nil
+	return ks[0]
 }
 
 // generation is the QoS 1 ids applied between two flushes, kept until the flush's

@@ -271,6 +271,34 @@ func (c *cursor) seek(k []byte) *badger.Iterator {
 
 func (c *cursor) close() { c.it.Close() }
 
+// LoadStream reads one stream's generator state as the store holds it now; ok is false
+// if none is stored or it does not decode (logged, as by LoadDevice).
+func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, ok bool, err error) {
+	defer s.recovered(fmt.Sprintf("loading stream %q of device %q", stream, device), &err)
+	k := streamKey(nil, device, stream)
+	err = s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(k)
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			var derr error
+			if st, derr = decodeGeneratorState(v); derr != nil {
+				s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", &DecodeError{Key: describeKey(k), Err: derr})
+			}
+			ok = derr == nil
+			return nil
+		})
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return st, false, nil
+	}
+	if err != nil {
+		return st, false, fmt.Errorf("loading stream %q of device %q from state in %s: %w", stream, device, s.where, err)
+	}
+	return st, ok, nil
+}
+
 // scanValues calls f with the rest of the key after the device, and the value, for
 // every key of a device under tags. What f cannot decode is appended to corrupt.
 // Values are read where they lie, not prefetched: they are small and stored with

@@ -115,6 +115,15 @@ func TestIndexAndKeysReportUndecodableValuesOnceAndLoadTheRest(t *testing.T) {
 		t.Errorf("LoadKeys = %+v, want k with its one good window and no valve, and nothing for the key with only a bad valve", keys)
 	}
 	checkCorrupt(t, "LoadKeys", corrupt, []string{`v/"dev"/"1m"/"k"`, `v/"dev"/"1m"/"valve only"`}, []error{ErrCorrupt, ErrCorrupt})
+	for _, tt := range []struct {
+		stream string
+		ok     bool
+	}{{"good", true}, {"bad", false}, {"none", false}} {
+		st, ok, err := s.LoadStream("dev", tt.stream)
+		if err != nil || ok != tt.ok || ok && !st.Seen {
+			t.Errorf("LoadStream(%q) = %+v, %v, %v; want ok %v", tt.stream, st, ok, err, tt.ok)
+		}
+	}
 }
 
 func checkCorrupt(t *testing.T, what string, got []*DecodeError, keys []string, errs []error) {
