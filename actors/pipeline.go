@@ -149,6 +149,8 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	p.queue(ix)
 	p.countKeys()
 	if p.env.restoreInChunks {
+		p.log.Info("read the saved state's index; taking messages while the state is restored",
+			"keys", p.pending.keysLeft, "streams", p.pending.streamsLeft, "took", time.Since(p.pending.began).Round(time.Millisecond))
 		ctx.Send(ctx.Self(), &restoreMore{})
 	} else {
 		p.restoreAll(ctx)
