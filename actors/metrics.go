@@ -40,7 +40,7 @@ type Metrics struct {
 	PublishErrors  prometheus.Counter
 	PublishRefused *prometheus.CounterVec // output: local | upstream
 	Quarantined    *prometheus.CounterVec // device, window
-	Unreadable     *prometheus.CounterVec // device: saved stream or valve states skipped at start
+	Unreadable     *prometheus.CounterVec // device: saved stream or valve states skipped at start or when their key came back
 	BrokerUp       prometheus.Gauge
 	UnshippedLate  *prometheus.CounterVec // device: late records with no upstream configured
 	Uplink         *uplink.Metrics        // the upstream series; PublishRefused is its Refused
