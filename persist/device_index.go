@@ -20,7 +20,8 @@ import (
 // one wait per read, and only a key's own window actor writes its state, which runs
 // only once the key is restored, so the snapshot holds what the store holds.
 
-// DeviceIndex is what a device's pipeline needs before it takes messages.
+// DeviceIndex is what a device's pipeline needs before it takes messages. Unlike the
+// Store, it is for one goroutine at a time, as Badger's transactions are.
 type DeviceIndex struct {
 	WindowDefs map[string][]byte // by window
 	Streams    []StreamState     // by stream
