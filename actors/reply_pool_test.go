@@ -40,3 +40,26 @@ func TestReleasedReplyIsEmpty(t *testing.T) {
 		t.Fatal("a released reply's inline buffers still hold what they did")
 	}
 }
+
+// An actor takes a reply at its first change after a flush, not before: most of a
+// gateway's actors are idle between flushes and must not hold one each.
+func TestAnIdleActorHoldsNoReply(t *testing.T) {
+	var p pendingUnits
+	if p.reply != nil || p.main != nil {
+		t.Fatal("a new actor holds a reply")
+	}
+	u := p.unit()
+	u.acks = append(u.acks, newAck(nil, nil))
+	if f := p.flushed(1, 0); len(f.Units) != 1 || !f.carriesMain() {
+		t.Fatalf("the flush carried %d units, its own main %v", len(f.Units), f.carriesMain())
+	}
+	if p.reply != nil || p.main != nil {
+		t.Fatal("the actor took its next reply before a change")
+	}
+	if f := p.flushed(2, 0); len(f.Units) != 0 || f.carriesMain() {
+		t.Fatalf("a flush without changes carried %d units", len(f.Units))
+	}
+	if p.reply != nil || p.main != nil {
+		t.Fatal("an idle actor kept a reply after its flush")
+	}
+}

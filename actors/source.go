@@ -56,7 +56,6 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
-		pending:      newPendingUnits(),
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          mqtt.NewExtractor(p.spec),
 		restored:     restored,
@@ -156,7 +155,8 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	if !handedOff {
 		// A marker-only message, or a stream no window reads: its effect is the
 		// generator state, committed with the next flush.
-		s.pending.main.acks = append(s.pending.main.acks, m.ack)
+		u := s.pending.unit()
+		u.acks = append(u.acks, m.ack)
 	}
 }
 
@@ -166,7 +166,8 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	if m.Duplicate {
 		if seen, err := s.env.store.HasMark(s.device, "", s.topic, id); err == nil && seen {
 			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
-			s.pending.main.acks = append(s.pending.main.acks, m.ack)
+			u := s.pending.unit()
+			u.acks = append(u.acks, m.ack)
 			return
 		}
 	}
@@ -174,7 +175,8 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.topic, m.At, m.Payload
 	if s.env.late == nil {
 		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
-		s.pending.main.acks = append(s.pending.main.acks, m.ack)
+		u := s.pending.unit()
+		u.acks = append(u.acks, m.ack)
 		return
 	}
 	u := s.pending.spillUnit()

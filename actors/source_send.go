@@ -125,7 +125,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 // The flush message itself is passed on: messages are read-only once sent.
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
-		s.pending.main.setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
+		s.pending.unit().setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
 		s.dirty = false
 	}
 	ctx.Send(s.committer, s.pending.flushed(f.Epoch, len(s.touched)))

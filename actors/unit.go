@@ -167,24 +167,36 @@ func (u *unit) addOutbox(o outboxPut) {
 // they were full (oldest first, so later state overwrites earlier), and, apart from
 // them, units of records that went to an outbox, each holding its records' dedup marks
 // and acks, so every record's effect stays atomic with its mark.
+//
+// An actor's first change after a flush takes the next flush's reply from replies:
+// the reply and the unit it will most likely carry are one object. Until then main
+// and reply are nil, so an idle actor, most of a gateway's, holds neither.
 type pendingUnits struct {
-	main   *unit
+	main   *unit // nil until a change since the last flush
 	closed []*unit
 	spill  []*unit
-	reply  *Flushed // the next flush's reply; its own unit is the first main unit
+	reply  *Flushed // the next flush's reply, whose own unit is the first main unit; nil until taken
 }
 
-// newPendingUnits starts an actor's changes in the reply to its first flush: the
-// reply and the unit it will most likely carry are one object, taken from replies.
-func newPendingUnits() pendingUnits {
-	var p pendingUnits
-	p.renew()
-	return p
+// unit returns the main unit, starting it at the first change since the last flush.
+func (p *pendingUnits) unit() *unit {
+	if p.main == nil {
+		if p.reply == nil {
+			p.reply = takeReply()
+			p.main = &p.reply.main
+		} else {
+			p.main = newUnit()
+		}
+	}
+	return p.main
 }
 
-func (p *pendingUnits) renew() {
-	p.reply = takeReply()
-	p.main = &p.reply.main
+// mainFull is main.full, for a main unit that may not be started yet.
+func (p *pendingUnits) mainFull(extra, extraBytes int) bool {
+	if p.main == nil {
+		return extra >= maxUnitChanges || extraBytes >= maxUnitBytes
+	}
+	return p.main.full(extra, extraBytes)
 }
 
 // spillUnit returns a unit with room for one more outbox record.
@@ -203,12 +215,12 @@ func (p *pendingUnits) last() *unit {
 	if n := len(p.spill); n > 0 {
 		return p.spill[n-1]
 	}
-	return p.main
+	return p.unit()
 }
 
 // closeMain moves a non-empty main unit to closed and starts a new one.
 func (p *pendingUnits) closeMain() {
-	if !p.main.empty() {
+	if p.main != nil && !p.main.empty() {
 		p.closed = append(p.closed, p.main)
 		p.main = newUnit()
 	}
@@ -224,21 +236,25 @@ func (p *pendingUnits) take() []*unit {
 }
 
 // flushed is the committer's Flushed for epoch holding the units taken, and starts
-// afresh (from newPendingUnits).
+// afresh with neither a reply nor a main unit. An actor with no change answers with
+// a reply taken now: the committer puts it back on receipt.
 func (p *pendingUnits) flushed(epoch uint64, extra int) *Flushed {
 	f := p.reply
+	if f == nil {
+		f = takeReply()
+	}
 	f.Epoch, f.Extra = epoch, extra
 	f.Units = p.takeInto(f.one[:0])
-	p.renew()
+	p.reply, p.main = nil, nil
 	return f
 }
 
 // takeInto appends the non-empty units to dst in the order they must commit, and
 // empties the lists, which are kept for the next flush: dst is the only copy handed
-// on. A non-empty main unit is taken too, leaving main nil for the caller to renew.
+// on. A non-empty main unit is taken too, leaving main nil.
 func (p *pendingUnits) takeInto(dst []*unit) []*unit {
 	dst = append(dst, p.closed...)
-	if !p.main.empty() {
+	if p.main != nil && !p.main.empty() {
 		dst = append(dst, p.main)
 		p.main = nil
 	}

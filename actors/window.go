@@ -55,7 +55,6 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		valve:       watermark.NewValve(),
 		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
 		dirty:       map[windows.Window]bool{},
-		pending:     newPendingUnits(),
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
@@ -111,7 +110,7 @@ func (w *window) onRecord(r *RecordDecoded) {
 	for i, f := range w.plan.fields {
 		w.rec.Values[i] = r.Values[f]
 	}
-	u := w.pending.main // the unit the record's effect, mark and ack commit in
+	u := w.pending.unit() // the unit the record's effect, mark and ack commit in
 	switch w.op.OnRecord(w.key, w.rec, &w.out) {
 	case windows.LateOutput:
 		if lu := w.late(r); lu != nil {
@@ -204,12 +203,12 @@ func (w *window) drain(now int64) {
 			w.firings.Inc()
 		}
 		payload := w.env.produced(appendResult(nil, w.device, w.plan.cfg.Name, res, now))
-		w.pending.main.addOutbox(outboxPut{
+		w.pending.unit().addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.main.addOutbox(outboxPut{
+			w.pending.unit().addOutbox(outboxPut{
 				queue: outbox.UpstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})

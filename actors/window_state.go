@@ -106,7 +106,7 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 // reaches a unit's bounds: the key's state as of now goes into it, so it holds a
 // consistent step (see maxUnitChanges).
 func (w *window) maybeCloseUnit() {
-	if w.pending.main.full(len(w.dirty), len(w.dirty)*w.stateSize) {
+	if w.pending.mainFull(len(w.dirty), len(w.dirty)*w.stateSize) {
 		w.saveState()
 		w.pending.closeMain()
 	}
@@ -114,7 +114,7 @@ func (w *window) maybeCloseUnit() {
 
 // saveState writes what changed in the key's windows and valve into the main unit.
 func (w *window) saveState() {
-	u := w.pending.main
+	u := w.pending.unit()
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
 	// deleted and rewritten under the same key.
