@@ -198,7 +198,9 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
 	late := &Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
-		u.commits.Add(1)
+		if u.commits != nil {
+			u.commits.Add(1)
+		}
 		for j, o := range u.outbox {
 			e := o.entry
 			e.Seq = p.seqs[i][j]

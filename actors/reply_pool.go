@@ -16,8 +16,8 @@ import (
 // results and acks on (committer.handOn). A failed commit keeps it until the retry
 // succeeds.
 //
-// A window's generation may still point to a unit that went back to the pool, or is
-// in use again: it compares the unit's commit count with the one it saw (see
+// A window's generation may still hold the commit count of a unit that went back to
+// the pool, or is in use again: it compares the count with the one it saw (see
 // generation), and a unit is only reused after the commit it waits for.
 var replies = sync.Pool{New: func() any { return new(Flushed) }}
 

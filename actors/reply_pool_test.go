@@ -10,11 +10,17 @@ func TestGenerationStaysDurableWhenItsUnitIsReused(t *testing.T) {
 	f := takeReply()
 	f.main.acks = append(f.main.acks, newAck(nil, nil))
 	f.Units = append(f.one[:0], &f.main)
-	g := generation{u: f.Units[0], commits: f.Units[0].commits.Load()}
+	var w window
+	w.remember(1)
+	w.settleGenerations(f.Units)
+	g := &w.gens[0]
 	if g.durable() {
 		t.Fatal("durable before its commit")
 	}
 	f.main.commits.Add(1) // committer.handOn
+	if !g.durable() {
+		t.Fatal("not durable after its commit")
+	}
 	f.release()
 	f.ready() // what takeReply does for the next actor that gets it
 	if !g.durable() {

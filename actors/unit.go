@@ -21,10 +21,12 @@ type unit struct {
 	acks    []*ack
 	bytes   int // values in outbox and puts, roughly
 
-	// commits counts the times the committer made the unit durable. A pooled unit is
-	// used again, so whoever waits for it compares with the count it saw when it sent
-	// the unit (see generation): the count only grows.
-	commits atomic.Uint32
+	// commits counts the times the committer made the unit durable, for a window that
+	// waits for it (see generation); nil until one does. A pooled unit is used again,
+	// so the window compares with the count it saw when it sent the unit: the count
+	// only grows. It is apart from the unit so that an idle window keeps a counter
+	// alive, not the unit and the reply it is part of.
+	commits *atomic.Uint32
 	reply   *Flushed // the pooled reply this is the main unit of (see replies); nil if none
 	slab    []byte   // window states are encoded into it, one buffer for the unit's puts
 
