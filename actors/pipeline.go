@@ -27,6 +27,8 @@ type pipeline struct {
 	log      *slog.Logger
 
 	committer  *actor.PID
+	props      *actor.Props             // spawns every source and window actor: see spawn
+	spawning   actor.Actor              // the actor props starts next
 	sources    map[string]*sourceHandle // by concrete topic
 	order      []*sourceHandle          // spawn order: ticks and flushes go out deterministically
 	keys       map[keyID]*keyRef
@@ -343,14 +345,7 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 	dev := p.plan.device.ID
 	sp := &p.plan.streams[def]
 	h := &sourceHandle{}
-	incarnation := 0
-	props := p.env.props(func() actor.Actor {
-		incarnation++
-		r := restored
-		restored = nil
-		return newSource(p.env, dev, topic, sp, p.committer, h, r, incarnation > 1)
-	})
-	h.pid = p.spawn(ctx, props, "src:"+topic)
+	h.pid = p.spawn(ctx, newSource(p.env, dev, topic, sp, p.committer, h, restored, false), "src:"+topic)
 	p.sources[topic] = h
 	p.order = append(p.order, h)
 	for _, k := range p.fedBy[topic] {
@@ -362,26 +357,31 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
 	dev := p.plan.device.ID
 	wp := &p.plan.windows[id.win]
-	incarnation := 0
-	props := p.env.props(func() actor.Actor {
-		incarnation++
-		r := restored
-		restored = nil
-		return newWindow(p.env, dev, wp, id.key, p.committer, r, incarnation > 1)
-	})
-	pid := p.spawn(ctx, props, "win:"+wp.cfg.Name+":"+id.key)
+	pid := p.spawn(ctx, newWindow(p.env, dev, wp, id.key, p.committer, restored, false), "win:"+wp.cfg.Name+":"+id.key)
 	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
 	p.keys[id] = k
 	return k
 }
 
-// spawn starts a child named after what it handles, so supervision logs say which
-// stream or key failed.
-func (p *pipeline) spawn(ctx actor.Context, props *actor.Props, name string) *actor.PID {
-	pid, err := ctx.SpawnNamed(props, name)
+// spawn starts a as a child named after what it handles, so supervision logs say
+// which stream or key failed. Every child is spawned with p.props, whose producer
+// starts the actor left in p.spawning (a spawn calls it at once); a child restarted
+// after a panic makes its successor itself (actor.Reincarnator). A Props and a
+// closure per actor would cost a gateway 300 bytes for each of its thousands.
+func (p *pipeline) spawn(ctx actor.Context, a actor.Actor, name string) *actor.PID {
+	if p.props == nil {
+		p.props = p.env.props(func() actor.Actor {
+			a := p.spawning
+			p.spawning = nil
+			return a
+		})
+	}
+	p.spawning = a
+	pid, err := ctx.SpawnNamed(p.props, name)
 	if err != nil {
 		p.log.Warn("actor name taken; spawning unnamed", "name", name, "err", err)
-		return ctx.Spawn(props)
+		p.spawning = a
+		return ctx.Spawn(p.props)
 	}
 	return pid
 }

@@ -72,6 +72,12 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 	}
 }
 
+// Reincarnate is the source that takes over after a panic: it reloads its state from
+// the store, since what it had in memory since the last commit was never acknowledged.
+func (s *source) Reincarnate() actor.Actor {
+	return newSource(s.env, s.device, s.topic, s.plan, s.committer, s.handle, nil, true)
+}
+
 func (s *source) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:

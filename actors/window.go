@@ -63,6 +63,13 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 	}
 }
 
+// Reincarnate is the window actor that takes over after a panic: it reloads the
+// key's state from the store, since what it had in memory since the last commit was
+// never acknowledged.
+func (w *window) Reincarnate() actor.Actor {
+	return newWindow(w.env, w.device, w.plan, w.key, w.committer, nil, true)
+}
+
 func (w *window) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
