@@ -57,7 +57,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
 		bound:        map[keyID]*boundKey{},
 		gen:          watermark.NewGenerator(p.wm),
-		ext:          mqtt.NewExtractor(p.spec),
+		ext:          p.ext.Fork(),
 		restored:     restored,
 		reload:       reload,
 		badLog:       burstLog{every: 10_000},
