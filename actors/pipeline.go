@@ -67,7 +67,7 @@ type keyRef struct {
 	pid     *actor.PID
 	touched bool
 	early   bool // waiting for its window definition's next early firing
-	streams map[string]struct{}
+	streams smallMap[string, struct{}]
 }
 
 type keyID struct {
@@ -330,10 +330,10 @@ func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 // feed records that stream fed window actor k, so a restarted source can be told
 // again, and says whether that is news.
 func (p *pipeline) feed(stream string, k *keyRef) bool {
-	if _, ok := k.streams[stream]; ok {
+	if _, ok := k.streams.get(stream); ok {
 		return false
 	}
-	k.streams[stream] = struct{}{}
+	k.streams.set(stream, struct{}{})
 	p.fedBy[stream] = append(p.fedBy[stream], k)
 	return true
 }
@@ -358,7 +358,7 @@ func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeySt
 	dev := p.plan.device.ID
 	wp := &p.plan.windows[id.win]
 	pid := p.spawn(ctx, newWindow(p.env, dev, wp, id.key, p.committer, restored, false), "win:"+wp.cfg.Name+":"+id.key)
-	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
+	k := &keyRef{id: id, pid: pid}
 	p.keys[id] = k
 	return k
 }

@@ -23,11 +23,11 @@ type source struct {
 	committer *actor.PID
 	handle    *sourceHandle
 
-	bound   map[keyID]*boundKey // window actors this stream feeds
-	routed  map[keyID]uint64    // keys without an address: records routed through the pipeline; nil when none
-	fed     []*boundKey         // the same, in binding order: watermarks go to each
-	touched []*boundKey         // sent something since the last flush
-	now     int64               // the latest processing time seen
+	bound   smallMap[keyID, *boundKey] // window actors this stream feeds
+	routed  map[keyID]uint64           // keys without an address: records routed through the pipeline; nil when none
+	fed     []*boundKey                // the same, in binding order: watermarks go to each
+	touched []*boundKey                // sent something since the last flush
+	now     int64                      // the latest processing time seen
 
 	gen      *watermark.Generator
 	ext      *mqtt.Extractor
@@ -55,7 +55,6 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 	st := e.metrics.Streams.topic(device, p.cfg.Name, topic)
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
-		bound:        map[keyID]*boundKey{},
 		gen:          watermark.NewGenerator(p.wm),
 		ext:          p.ext.Fork(),
 		restored:     restored,

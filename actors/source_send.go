@@ -36,7 +36,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
 		id := keyID{wi, r.Key}
-		if b := s.bound[id]; b != nil {
+		if b, _ := s.bound.get(id); b != nil {
 			s.touch(b)
 			ctx.Send(b.pid, rec)
 			continue
@@ -53,7 +53,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 // onKeyBound starts sending to a window actor directly. It first gets the stream's
 // current status: a watermark emitted while its address was on the way did not reach it.
 func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
-	if _, ok := s.bound[m.id]; ok || m.seq != s.routed[m.id] {
+	if _, ok := s.bound.get(m.id); ok || m.seq != s.routed[m.id] {
 		return
 	}
 	delete(s.routed, m.id)
@@ -64,7 +64,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 		return // the key was refused (key limit): its next reading asks again
 	}
 	b := &boundKey{pid: m.pid}
-	s.bound[m.id] = b
+	s.bound.set(m.id, b)
 	s.fed = append(s.fed, b)
 	s.touch(b)
 	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.topic, Status: s.status(), At: s.now})

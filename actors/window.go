@@ -26,8 +26,8 @@ type window struct {
 	out   windows.Output
 	rec   windows.Record
 
-	dirty       map[windows.Window]bool // true: write, false: delete
-	open        int                     // windows holding state, as counted in openGauge
+	dirty       smallMap[windows.Window, bool] // true: write, false: delete
+	open        int                            // windows holding state, as counted in openGauge
 	valveDirty  bool
 	joined      bool         // a stream fed the key for the first time since the last flush
 	fired       bool         // a window fired or was purged since the valve was saved
@@ -54,7 +54,6 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		op:          windows.NewOperator(p.op),
 		valve:       watermark.NewValve(),
 		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
-		dirty:       map[windows.Window]bool{},
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
@@ -222,10 +221,10 @@ func (w *window) drain(now int64) {
 		}
 	}
 	for _, p := range w.out.Purged {
-		w.dirty[p.Window] = false
+		w.dirty.set(p.Window, false)
 	}
 	for _, u := range w.out.Updated {
-		w.dirty[u.Window] = true
+		w.dirty.set(u.Window, true)
 	}
 	w.countOpen()
 	w.out.Reset()

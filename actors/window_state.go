@@ -112,7 +112,7 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 // reaches a unit's bounds: the key's state as of now goes into it, so it holds a
 // consistent step (see maxUnitChanges).
 func (w *window) maybeCloseUnit() {
-	if w.pending.mainFull(len(w.dirty), len(w.dirty)*w.stateSize) {
+	if w.pending.mainFull(w.dirty.len(), w.dirty.len()*w.stateSize) {
 		w.saveState()
 		w.pending.closeMain()
 	}
@@ -124,12 +124,12 @@ func (w *window) saveState() {
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
 	// deleted and rewritten under the same key.
-	for win, put := range w.dirty {
+	for win, put := range w.dirty.all() {
 		if !put {
 			u.deletes = append(u.deletes, persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start})
 		}
 	}
-	for win, put := range w.dirty {
+	for win, put := range w.dirty.all() {
 		if !put {
 			continue
 		}
@@ -140,7 +140,7 @@ func (w *window) saveState() {
 			u.bytes += len(state)
 		}
 	}
-	clear(w.dirty)
+	w.dirty.clear()
 	if len(u.puts) > 0 && !w.defSaved {
 		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
 		w.defSaved = true
