@@ -41,33 +41,21 @@ type source struct {
 	pending  pendingUnits
 	badLog   burstLog
 
-	recordsIn    *statCounter
-	decodeErrors *statCounter
-	wmGauge      *statGauge
-	lagGauge     *statGauge
-	idleGauge    *statGauge
-	maxGauge     *statGauge
-	arrivalGauge *statGauge
-	delays       *delayStats
+	stats  *topicStats // the topic's counters and gauges
+	delays *delayStats
 }
 
 func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
 	st := e.metrics.Streams.topic(device, p.cfg.Name, topic)
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
-		gen:          watermark.NewGenerator(p.wm),
-		ext:          p.ext.Fork(),
-		restored:     restored,
-		reload:       reload,
-		badLog:       burstLog{every: 10_000},
-		recordsIn:    &st.records,
-		decodeErrors: &st.decodeErrors,
-		wmGauge:      &st.watermark,
-		lagGauge:     &st.lag,
-		idleGauge:    &st.idle,
-		maxGauge:     &st.maxEvent,
-		arrivalGauge: &st.arrival,
-		delays:       e.metrics.Streams.delays(st.group, p.wm),
+		gen:      watermark.NewGenerator(p.wm),
+		ext:      p.ext.Fork(),
+		restored: restored,
+		reload:   reload,
+		badLog:   burstLog{every: 10_000},
+		stats:    st,
+		delays:   e.metrics.Streams.delays(st.group, p.wm),
 	}
 }
 
@@ -132,7 +120,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 		id = messageID(m.Topic, m.Payload)
 	}
 	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
-		s.decodeErrors.Inc()
+		s.stats.decodeErrors.Inc()
 		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.topic, "err", err)
 		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
 		return
@@ -148,7 +136,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 			s.emit(ctx, m.At, false) // the stream's keys must see it active before its record
 			fallthrough
 		default:
-			s.recordsIn.Inc()
+			s.stats.records.Inc()
 			s.delays.record(s.gen.State().Max, r.TS)
 			handedOff = s.forward(ctx, m, id)
 		}

@@ -90,13 +90,13 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 		st, changed = s.gen.Peek(now)
 	}
 	if st.Watermark != watermark.Min {
-		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
+		s.stats.lag.Set(float64(now-st.Watermark) / 1000)
 	}
 	// Published for /status on the periodic emit only: a punctuated stream emits
 	// for every record that carries a mark, and /status samples every 2 s.
 	if gs := s.gen.State(); periodic && gs.Seen {
-		s.maxGauge.Set(float64(gs.Max) / 1000)
-		s.arrivalGauge.Set(float64(gs.LastArrival) / 1000)
+		s.stats.maxEvent.Set(float64(gs.Max) / 1000)
+		s.stats.arrival.Set(float64(gs.LastArrival) / 1000)
 	}
 	if !changed {
 		return
@@ -104,9 +104,9 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	s.dirty = true
 	s.handle.dirty.Store(true)
 	if st.Watermark != watermark.Min {
-		s.wmGauge.Set(float64(st.Watermark) / 1000)
+		s.stats.watermark.Set(float64(st.Watermark) / 1000)
 	}
-	s.idleGauge.Set(b2f(st.Idle))
+	s.stats.idle.Set(b2f(st.Idle))
 	if s.env.traceWatermark != nil {
 		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: st, At: now})
 	}

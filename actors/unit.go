@@ -174,10 +174,23 @@ func (u *unit) addOutbox(o outboxPut) {
 // the reply and the unit it will most likely carry are one object. Until then main
 // and reply are nil, so an idle actor, most of a gateway's, holds neither.
 type pendingUnits struct {
-	main   *unit // nil until a change since the last flush
+	main  *unit       // nil until a change since the last flush
+	reply *Flushed    // the next flush's reply, whose own unit is the first main unit; nil until taken
+	extra *extraUnits // nil until a flush has more units than its main one; kept for the next
+}
+
+// extraUnits are the units of a flush besides its main one, which most flushes of
+// most actors never have.
+type extraUnits struct {
 	closed []*unit
 	spill  []*unit
-	reply  *Flushed // the next flush's reply, whose own unit is the first main unit; nil until taken
+}
+
+func (p *pendingUnits) more() *extraUnits {
+	if p.extra == nil {
+		p.extra = &extraUnits{}
+	}
+	return p.extra
 }
 
 // unit returns the main unit, starting it at the first change since the last flush.
@@ -203,19 +216,20 @@ func (p *pendingUnits) mainFull(extra, extraBytes int) bool {
 
 // spillUnit returns a unit with room for one more outbox record.
 func (p *pendingUnits) spillUnit() *unit {
-	if n := len(p.spill); n > 0 && !p.spill[n-1].full(0, 0) {
-		return p.spill[n-1]
+	x := p.more()
+	if n := len(x.spill); n > 0 && !x.spill[n-1].full(0, 0) {
+		return x.spill[n-1]
 	}
 	u := &unit{}
-	p.spill = append(p.spill, u)
+	x.spill = append(x.spill, u)
 	return u
 }
 
 // last returns the unit that take will return last: it commits after every other
 // unit of this flush.
 func (p *pendingUnits) last() *unit {
-	if n := len(p.spill); n > 0 {
-		return p.spill[n-1]
+	if x := p.extra; x != nil && len(x.spill) > 0 {
+		return x.spill[len(x.spill)-1]
 	}
 	return p.unit()
 }
@@ -223,7 +237,8 @@ func (p *pendingUnits) last() *unit {
 // closeMain moves a non-empty main unit to closed and starts a new one.
 func (p *pendingUnits) closeMain() {
 	if p.main != nil && !p.main.empty() {
-		p.closed = append(p.closed, p.main)
+		x := p.more()
+		x.closed = append(x.closed, p.main)
 		p.main = newUnit()
 	}
 }
@@ -255,14 +270,19 @@ func (p *pendingUnits) flushed(epoch uint64, extra int) *Flushed {
 // empties the lists, which are kept for the next flush: dst is the only copy handed
 // on. A non-empty main unit is taken too, leaving main nil.
 func (p *pendingUnits) takeInto(dst []*unit) []*unit {
-	dst = append(dst, p.closed...)
+	x := p.extra
+	if x != nil {
+		dst = append(dst, x.closed...)
+	}
 	if p.main != nil && !p.main.empty() {
 		dst = append(dst, p.main)
 		p.main = nil
 	}
-	dst = append(dst, p.spill...)
-	clear(p.closed)
-	clear(p.spill)
-	p.closed, p.spill = p.closed[:0], p.spill[:0]
+	if x != nil {
+		dst = append(dst, x.spill...)
+		clear(x.closed)
+		clear(x.spill)
+		x.closed, x.spill = x.closed[:0], x.spill[:0]
+	}
 	return dst
 }

@@ -26,19 +26,21 @@ type window struct {
 	out   windows.Output
 	rec   windows.Record
 
-	dirty       smallMap[windows.Window, bool] // true: write, false: delete
-	open        int                            // windows holding state, as counted in openGauge
+	dirty     smallMap[windows.Window, bool] // true: write, false: delete
+	open      int                            // windows holding state, as counted in openGauge
+	gens      []generation                   // QoS 1 ids applied in flushes not yet committed, oldest first
+	stateSize int                            // bytes of the largest window state encoded so far
+	pending   pendingUnits
+	restored  *persist.KeyState
+
+	// The flags together, packed in one word: a gateway has a window actor per key.
 	valveDirty  bool
-	joined      bool         // a stream fed the key for the first time since the last flush
-	fired       bool         // a window fired or was purged since the valve was saved
-	gens        []generation // QoS 1 ids applied in flushes not yet committed, oldest first
+	joined      bool // a stream fed the key for the first time since the last flush
+	fired       bool // a window fired or was purged since the valve was saved
 	defSaved    bool
-	stateSize   int  // bytes of the largest window state encoded so far
 	earlyAsked  bool // an earlyWanted is out and its fireEarly has not come
 	resulted    bool // a result waits for the next flush
 	commitAsked bool // a commitWanted is out and the flush has not come
-	pending     pendingUnits
-	restored    *persist.KeyState
 	reload      bool
 
 	firings     prometheus.Counter

@@ -45,12 +45,13 @@ type ExtractSpec struct {
 }
 
 // Reading is what one payload says. Values are aligned with ExtractSpec.Values.
+// The flags are last, in one word: each source actor keeps a Reading.
 type Reading struct {
 	TS           int64 // event time, ms; valid when HasTS
-	HasTS        bool
 	Key          string
 	Values       []Value
 	Watermark    int64 // ms; valid when HasWatermark
+	HasTS        bool
 	HasWatermark bool
 }
 
