@@ -2,6 +2,7 @@ package actors
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cespare/xxhash/v2"
@@ -31,7 +32,7 @@ type source struct {
 
 	gen      *watermark.Generator
 	ext      *mqtt.Extractor
-	reading  mqtt.Reading
+	reading  *mqtt.Reading   // while it handles an Inbound, else nil: see readings
 	arena    []windows.Value // values of records with more than inlineValues are cut from here
 	nextEmit int64
 	restored *watermark.GeneratorState
@@ -113,19 +114,21 @@ func (s *source) begin(now int64) {
 }
 
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
+	s.reading = readings.Get().(*mqtt.Reading)
+	defer s.putReading()
 	s.begin(m.At)
 	s.handle.dirty.Store(true)
 	var id uint64 // only QoS 1 messages are redelivered, so only they need one
 	if m.QoS > 0 {
 		id = messageID(m.Topic, m.Payload)
 	}
-	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
+	if err := s.ext.Extract(m.Topic, m.Payload, s.reading); err != nil {
 		s.stats.decodeErrors.Inc()
 		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.topic, "err", err)
 		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
 		return
 	}
-	r := &s.reading
+	r := s.reading
 	handedOff := false // whether the window actors (or the rejection) now hold the ack
 	if r.HasTS {
 		switch s.gen.Observe(r.TS, m.At) {
@@ -181,6 +184,15 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 		u.marks = append(u.marks, markPut{key: s.topic, id: id})
 	}
 	u.acks = append(u.acks, m.ack)
+}
+
+// readings are the Readings sources decode into, each only while it handles an
+// Inbound: an idle source, most of a gateway's, holds none.
+var readings = sync.Pool{New: func() any { return new(mqtt.Reading) }}
+
+func (s *source) putReading() {
+	readings.Put(s.reading)
+	s.reading = nil
 }
 
 // arenaChunk is how many values one allocation serves.

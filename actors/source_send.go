@@ -21,7 +21,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	if n == 0 {
 		return false
 	}
-	r := &s.reading
+	r := s.reading
 	rec := &m.rec
 	*rec = RecordDecoded{
 		Stream: s.topic, Key: r.Key, TS: r.TS, Status: s.status(),
