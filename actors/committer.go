@@ -169,12 +169,20 @@ func (c *committer) commit(ctx actor.Context) {
 		c.handOn(ctx, p)
 	}
 	if !c.env.blocked() {
-		for _, a := range c.held {
-			a.done()
-		}
-		c.held = c.held[:0]
+		c.ackHeld()
 	}
 	c.closeDones()
+}
+
+// ackHeld acknowledges the held acks and drops them from the list it keeps: each is
+// part of the message it acknowledges, which an idle device would otherwise keep
+// alive, as many as its last commit acknowledged.
+func (c *committer) ackHeld() {
+	for _, a := range c.held {
+		a.done()
+	}
+	clear(c.held)
+	c.held = c.held[:0]
 }
 
 // closeDones tells whoever asked for a flush that the commit was tried.
@@ -198,7 +206,9 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
 	late := &Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
-		u.commits.Add(1)
+		if u.commits != nil {
+			u.commits.Add(1)
+		}
 		for j, o := range u.outbox {
 			e := o.entry
 			e.Seq = p.seqs[i][j]

@@ -27,6 +27,8 @@ type pipeline struct {
 	log      *slog.Logger
 
 	committer  *actor.PID
+	props      *actor.Props             // spawns every source and window actor: see spawn
+	spawning   actor.Actor              // the actor props starts next
 	sources    map[string]*sourceHandle // by concrete topic
 	order      []*sourceHandle          // spawn order: ticks and flushes go out deterministically
 	keys       map[keyID]*keyRef
@@ -65,7 +67,7 @@ type keyRef struct {
 	pid     *actor.PID
 	touched bool
 	early   bool // waiting for its window definition's next early firing
-	streams map[string]struct{}
+	streams smallMap[string, struct{}]
 }
 
 type keyID struct {
@@ -306,10 +308,10 @@ func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 // feed records that stream fed window actor k, so a restarted source can be told
 // again, and says whether that is news.
 func (p *pipeline) feed(stream string, k *keyRef) bool {
-	if _, ok := k.streams[stream]; ok {
+	if _, ok := k.streams.get(stream); ok {
 		return false
 	}
-	k.streams[stream] = struct{}{}
+	k.streams.set(stream, struct{}{})
 	p.fedBy[stream] = append(p.fedBy[stream], k)
 	return true
 }
@@ -321,14 +323,7 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 	dev := p.plan.device.ID
 	sp := &p.plan.streams[def]
 	h := &sourceHandle{}
-	incarnation := 0
-	props := p.env.props(func() actor.Actor {
-		incarnation++
-		r := restored
-		restored = nil
-		return newSource(p.env, dev, topic, sp, p.committer, h, r, incarnation > 1)
-	})
-	h.pid = p.spawn(ctx, props, "src:"+topic)
+	h.pid = p.spawn(ctx, newSource(p.env, dev, topic, sp, p.committer, h, restored, false), "src:"+topic)
 	p.sources[topic] = h
 	p.order = append(p.order, h)
 	for _, k := range p.fedBy[topic] {
@@ -340,26 +335,31 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
 	dev := p.plan.device.ID
 	wp := &p.plan.windows[id.win]
-	incarnation := 0
-	props := p.env.props(func() actor.Actor {
-		incarnation++
-		r := restored
-		restored = nil
-		return newWindow(p.env, dev, wp, id.key, p.committer, r, incarnation > 1)
-	})
-	pid := p.spawn(ctx, props, "win:"+wp.cfg.Name+":"+id.key)
-	k := &keyRef{id: id, pid: pid, streams: map[string]struct{}{}}
+	pid := p.spawn(ctx, newWindow(p.env, dev, wp, id.key, p.committer, restored, false), "win:"+wp.cfg.Name+":"+id.key)
+	k := &keyRef{id: id, pid: pid}
 	p.keys[id] = k
 	return k
 }
 
-// spawn starts a child named after what it handles, so supervision logs say which
-// stream or key failed.
-func (p *pipeline) spawn(ctx actor.Context, props *actor.Props, name string) *actor.PID {
-	pid, err := ctx.SpawnNamed(props, name)
+// spawn starts a as a child named after what it handles, so supervision logs say
+// which stream or key failed. Every child is spawned with p.props, whose producer
+// starts the actor left in p.spawning (a spawn calls it at once); a child restarted
+// after a panic makes its successor itself (actor.Reincarnator). A Props and a
+// closure per actor would cost a gateway 300 bytes for each of its thousands.
+func (p *pipeline) spawn(ctx actor.Context, a actor.Actor, name string) *actor.PID {
+	if p.props == nil {
+		p.props = p.env.props(func() actor.Actor {
+			a := p.spawning
+			p.spawning = nil
+			return a
+		})
+	}
+	p.spawning = a
+	pid, err := ctx.SpawnNamed(p.props, name)
 	if err != nil {
 		p.log.Warn("actor name taken; spawning unnamed", "name", name, "err", err)
-		return ctx.Spawn(props)
+		p.spawning = a
+		return ctx.Spawn(p.props)
 	}
 	return pid
 }

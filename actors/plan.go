@@ -22,6 +22,7 @@ type plan struct {
 type streamPlan struct {
 	cfg      *configs.Stream
 	spec     mqtt.ExtractSpec
+	ext      *mqtt.Extractor // of spec, only forked: each source decodes with a Fork
 	wm       watermark.Config
 	interval int64 // ms between periodic watermark emissions
 	windows  []int // indexes into plan.windows
@@ -47,6 +48,7 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 		p.streams = append(p.streams, streamPlan{
 			cfg:      s,
 			spec:     spec,
+			ext:      mqtt.NewExtractor(spec),
 			wm:       s.WatermarkConfig(),
 			interval: max(s.Watermark.Interval.Milliseconds(), 1),
 		})

@@ -8,15 +8,16 @@ import (
 // replies recycles Flushed replies with the main unit each embeds: an actor flushes
 // every commit interval, and a new reply per flush was two allocations per event.
 //
-// Lifetime: an actor takes a reply when it starts collecting a flush's changes
-// (pendingUnits.renew) and sends it to its committer at the flush. From then on the
-// committer owns it and puts it back once nothing reads it: on receipt if its main
-// unit is not among the units it carries (nothing changed in it), else after the
-// commit that made that unit durable handed its results and acks on
-// (committer.handOn). A failed commit keeps it until the retry succeeds.
+// Lifetime: an actor takes a reply at its first change after a flush
+// (pendingUnits.unit), or at the flush if it has none, and sends it to its committer
+// at the flush. From then on the committer owns it and puts it back once nothing
+// reads it: on receipt if its main unit is not among the units it carries (nothing
+// changed in it), else after the commit that made that unit durable handed its
+// results and acks on (committer.handOn). A failed commit keeps it until the retry
+// succeeds.
 //
-// A window's generation may still point to a unit that went back to the pool, or is
-// in use again: it compares the unit's commit count with the one it saw (see
+// A window's generation may still hold the commit count of a unit that went back to
+// the pool, or is in use again: it compares the count with the one it saw (see
 // generation), and a unit is only reused after the commit it waits for.
 var replies = sync.Pool{New: func() any { return new(Flushed) }}
 

@@ -10,11 +10,17 @@ func TestGenerationStaysDurableWhenItsUnitIsReused(t *testing.T) {
 	f := takeReply()
 	f.main.acks = append(f.main.acks, newAck(nil, nil))
 	f.Units = append(f.one[:0], &f.main)
-	g := generation{u: f.Units[0], commits: f.Units[0].commits.Load()}
+	var w window
+	w.remember(1)
+	w.settleGenerations(f.Units)
+	g := &w.gens[0]
 	if g.durable() {
 		t.Fatal("durable before its commit")
 	}
 	f.main.commits.Add(1) // committer.handOn
+	if !g.durable() {
+		t.Fatal("not durable after its commit")
+	}
 	f.release()
 	f.ready() // what takeReply does for the next actor that gets it
 	if !g.durable() {
@@ -38,5 +44,28 @@ func TestReleasedReplyIsEmpty(t *testing.T) {
 	}
 	if f.main.ackBuf[0] != nil || f.main.streamBuf.device != "" {
 		t.Fatal("a released reply's inline buffers still hold what they did")
+	}
+}
+
+// An actor takes a reply at its first change after a flush, not before: most of a
+// gateway's actors are idle between flushes and must not hold one each.
+func TestAnIdleActorHoldsNoReply(t *testing.T) {
+	var p pendingUnits
+	if p.reply != nil || p.main != nil {
+		t.Fatal("a new actor holds a reply")
+	}
+	u := p.unit()
+	u.acks = append(u.acks, newAck(nil, nil))
+	if f := p.flushed(1, 0); len(f.Units) != 1 || !f.carriesMain() {
+		t.Fatalf("the flush carried %d units, its own main %v", len(f.Units), f.carriesMain())
+	}
+	if p.reply != nil || p.main != nil {
+		t.Fatal("the actor took its next reply before a change")
+	}
+	if f := p.flushed(2, 0); len(f.Units) != 0 || f.carriesMain() {
+		t.Fatalf("a flush without changes carried %d units", len(f.Units))
+	}
+	if p.reply != nil || p.main != nil {
+		t.Fatal("an idle actor kept a reply after its flush")
 	}
 }

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cespare/xxhash/v2"
@@ -23,15 +24,15 @@ type source struct {
 	committer *actor.PID
 	handle    *sourceHandle
 
-	bound   map[keyID]*boundKey // window actors this stream feeds
-	routed  map[keyID]uint64    // keys without an address: records routed through the pipeline; nil when none
-	fed     []*boundKey         // the same, in binding order: watermarks go to each
-	touched []*boundKey         // sent something since the last flush
-	now     int64               // the latest processing time seen
+	bound   smallMap[keyID, *boundKey] // window actors this stream feeds
+	routed  map[keyID]uint64           // keys without an address: records routed through the pipeline; nil when none
+	fed     []*boundKey                // the same, in binding order: watermarks go to each
+	touched []*boundKey                // sent something since the last flush
+	now     int64                      // the latest processing time seen
 
 	gen      *watermark.Generator
 	ext      *mqtt.Extractor
-	reading  mqtt.Reading
+	reading  *mqtt.Reading   // while it handles an Inbound, else nil: see readings
 	arena    []windows.Value // values of records with more than inlineValues are cut from here
 	nextEmit int64
 	restored *watermark.GeneratorState
@@ -41,36 +42,28 @@ type source struct {
 	pending  pendingUnits
 	badLog   burstLog
 
-	recordsIn    *statCounter
-	decodeErrors *statCounter
-	wmGauge      *statGauge
-	lagGauge     *statGauge
-	idleGauge    *statGauge
-	maxGauge     *statGauge
-	arrivalGauge *statGauge
-	delays       *delayStats
+	stats  *topicStats // the topic's counters and gauges
+	delays *delayStats
 }
 
 func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
 	st := e.metrics.Streams.topic(device, p.cfg.Name, topic)
 	return &source{
 		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
-		bound:        map[keyID]*boundKey{},
-		pending:      newPendingUnits(),
-		gen:          watermark.NewGenerator(p.wm),
-		ext:          mqtt.NewExtractor(p.spec),
-		restored:     restored,
-		reload:       reload,
-		badLog:       burstLog{every: 10_000},
-		recordsIn:    &st.records,
-		decodeErrors: &st.decodeErrors,
-		wmGauge:      &st.watermark,
-		lagGauge:     &st.lag,
-		idleGauge:    &st.idle,
-		maxGauge:     &st.maxEvent,
-		arrivalGauge: &st.arrival,
-		delays:       e.metrics.Streams.delays(st.group, p.wm),
+		gen:      watermark.NewGenerator(p.wm),
+		ext:      p.ext.Fork(),
+		restored: restored,
+		reload:   reload,
+		badLog:   burstLog{every: 10_000},
+		stats:    st,
+		delays:   e.metrics.Streams.delays(st.group, p.wm),
 	}
+}
+
+// Reincarnate is the source that takes over after a panic: it reloads its state from
+// the store, since what it had in memory since the last commit was never acknowledged.
+func (s *source) Reincarnate() actor.Actor {
+	return newSource(s.env, s.device, s.topic, s.plan, s.committer, s.handle, nil, true)
 }
 
 func (s *source) Receive(ctx actor.Context) {
@@ -121,19 +114,21 @@ func (s *source) begin(now int64) {
 }
 
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
+	s.reading = readings.Get().(*mqtt.Reading)
+	defer s.putReading()
 	s.begin(m.At)
 	s.handle.dirty.Store(true)
 	var id uint64 // only QoS 1 messages are redelivered, so only they need one
 	if m.QoS > 0 {
 		id = messageID(m.Topic, m.Payload)
 	}
-	if err := s.ext.Extract(m.Topic, m.Payload, &s.reading); err != nil {
-		s.decodeErrors.Inc()
+	if err := s.ext.Extract(m.Topic, m.Payload, s.reading); err != nil {
+		s.stats.decodeErrors.Inc()
 		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.topic, "err", err)
 		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
 		return
 	}
-	r := &s.reading
+	r := s.reading
 	handedOff := false // whether the window actors (or the rejection) now hold the ack
 	if r.HasTS {
 		switch s.gen.Observe(r.TS, m.At) {
@@ -144,7 +139,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 			s.emit(ctx, m.At, false) // the stream's keys must see it active before its record
 			fallthrough
 		default:
-			s.recordsIn.Inc()
+			s.stats.records.Inc()
 			s.delays.record(s.gen.State().Max, r.TS)
 			handedOff = s.forward(ctx, m, id)
 		}
@@ -156,7 +151,8 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	if !handedOff {
 		// A marker-only message, or a stream no window reads: its effect is the
 		// generator state, committed with the next flush.
-		s.pending.main.acks = append(s.pending.main.acks, m.ack)
+		u := s.pending.unit()
+		u.acks = append(u.acks, m.ack)
 	}
 }
 
@@ -166,7 +162,8 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	if m.Duplicate {
 		if seen, err := s.env.store.HasMark(s.device, "", s.topic, id); err == nil && seen {
 			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
-			s.pending.main.acks = append(s.pending.main.acks, m.ack)
+			u := s.pending.unit()
+			u.acks = append(u.acks, m.ack)
 			return
 		}
 	}
@@ -174,7 +171,8 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.topic, m.At, m.Payload
 	if s.env.late == nil {
 		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
-		s.pending.main.acks = append(s.pending.main.acks, m.ack)
+		u := s.pending.unit()
+		u.acks = append(u.acks, m.ack)
 		return
 	}
 	u := s.pending.spillUnit()
@@ -186,6 +184,15 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 		u.marks = append(u.marks, markPut{key: s.topic, id: id})
 	}
 	u.acks = append(u.acks, m.ack)
+}
+
+// readings are the Readings sources decode into, each only while it handles an
+// Inbound: an idle source, most of a gateway's, holds none.
+var readings = sync.Pool{New: func() any { return new(mqtt.Reading) }}
+
+func (s *source) putReading() {
+	readings.Put(s.reading)
+	s.reading = nil
 }
 
 // arenaChunk is how many values one allocation serves.

@@ -21,7 +21,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	if n == 0 {
 		return false
 	}
-	r := &s.reading
+	r := s.reading
 	rec := &m.rec
 	*rec = RecordDecoded{
 		Stream: s.topic, Key: r.Key, TS: r.TS, Status: s.status(),
@@ -36,7 +36,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
 		id := keyID{wi, r.Key}
-		if b := s.bound[id]; b != nil {
+		if b, _ := s.bound.get(id); b != nil {
 			s.touch(b)
 			ctx.Send(b.pid, rec)
 			continue
@@ -53,7 +53,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 // onKeyBound starts sending to a window actor directly. It first gets the stream's
 // current status: a watermark emitted while its address was on the way did not reach it.
 func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
-	if _, ok := s.bound[m.id]; ok || m.seq != s.routed[m.id] {
+	if _, ok := s.bound.get(m.id); ok || m.seq != s.routed[m.id] {
 		return
 	}
 	delete(s.routed, m.id)
@@ -64,7 +64,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 		return // the key was refused (key limit): its next reading asks again
 	}
 	b := &boundKey{pid: m.pid}
-	s.bound[m.id] = b
+	s.bound.set(m.id, b)
 	s.fed = append(s.fed, b)
 	s.touch(b)
 	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.topic, Status: s.status(), At: s.now})
@@ -90,13 +90,13 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 		st, changed = s.gen.Peek(now)
 	}
 	if st.Watermark != watermark.Min {
-		s.lagGauge.Set(float64(now-st.Watermark) / 1000)
+		s.stats.lag.Set(float64(now-st.Watermark) / 1000)
 	}
 	// Published for /status on the periodic emit only: a punctuated stream emits
 	// for every record that carries a mark, and /status samples every 2 s.
 	if gs := s.gen.State(); periodic && gs.Seen {
-		s.maxGauge.Set(float64(gs.Max) / 1000)
-		s.arrivalGauge.Set(float64(gs.LastArrival) / 1000)
+		s.stats.maxEvent.Set(float64(gs.Max) / 1000)
+		s.stats.arrival.Set(float64(gs.LastArrival) / 1000)
 	}
 	if !changed {
 		return
@@ -104,9 +104,9 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	s.dirty = true
 	s.handle.dirty.Store(true)
 	if st.Watermark != watermark.Min {
-		s.wmGauge.Set(float64(st.Watermark) / 1000)
+		s.stats.watermark.Set(float64(st.Watermark) / 1000)
 	}
-	s.idleGauge.Set(b2f(st.Idle))
+	s.stats.idle.Set(b2f(st.Idle))
 	if s.env.traceWatermark != nil {
 		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: st, At: now})
 	}
@@ -125,7 +125,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 // The flush message itself is passed on: messages are read-only once sent.
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
-		s.pending.main.setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
+		s.pending.unit().setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
 		s.dirty = false
 	}
 	ctx.Send(s.committer, s.pending.flushed(f.Epoch, len(s.touched)))

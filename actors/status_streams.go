@@ -81,8 +81,9 @@ func streamRow(t *topicStats, now int64) StreamStatus {
 		age := now - int64(math.Round(a*1000))
 		x.LastRecordMS = &age
 	}
+	late := &t.read().late
 	for i, r := range streamReasons {
-		if n := t.late[i].load(); n > 0 {
+		if n := late[i].load(); n > 0 {
 			if x.Late == nil {
 				x.Late = map[string]int64{}
 			}

@@ -62,9 +62,10 @@ type streamTotals struct {
 func (t *streamTotals) add(s *topicStats) {
 	t.records += s.records.load()
 	t.decodeErrors += s.decodeErrors.load()
+	r := s.read()
 	for i := range streamReasons {
-		t.late[i] += s.late[i].load()
-		t.dropped[i] += s.dropped[i].load()
+		t.late[i] += r.late[i].load()
+		t.dropped[i] += r.dropped[i].load()
 	}
 	if wm := s.watermark.get(); wm != 0 && (t.watermark == 0 || wm < t.watermark) {
 		t.watermark = wm

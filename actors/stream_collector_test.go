@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,5 +162,26 @@ func TestStreamStatsAreReadWhileSourcesWrite(t *testing.T) {
 			return
 		default:
 		}
+	}
+}
+
+// A topic's late and dropped counters are made by the first record that needs them;
+// actors that race to make them count into the same ones.
+func TestTopicReasonsAreMadeOnceByRacingActors(t *testing.T) {
+	var ts topicStats
+	if ts.read().late[0].load() != 0 || ts.reasons.Load() != nil {
+		t.Fatal("reading a topic's counters made them")
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				ts.counts().late[0].Inc()
+			}
+		})
+	}
+	wg.Wait()
+	if n := ts.read().late[0].load(); n != 800 {
+		t.Fatalf("counted %d late records, want 800", n)
 	}
 }

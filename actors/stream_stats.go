@@ -46,8 +46,8 @@ type topicStats struct {
 	topic string
 
 	records, decodeErrors                   statCounter
-	late, dropped                           [len(streamReasons)]statCounter
 	watermark, lag, idle, maxEvent, arrival statGauge
+	reasons                                 atomic.Pointer[topicReasons] // nil until a record of the topic is late or dropped
 
 	// Kept by the status sampler, under its lock: what a single read cannot give.
 	prevRecords uint64
@@ -55,6 +55,32 @@ type topicStats struct {
 	sampled     bool
 	wasIdle     bool
 	since       int64 // ms: when it entered its current idle state
+}
+
+// topicReasons counts a topic's late and dropped records by reason: apart from
+// topicStats, since most topics never have any.
+type topicReasons struct {
+	late, dropped [len(streamReasons)]statCounter
+}
+
+// noReasons is what a topic without late or dropped records reads as.
+var noReasons topicReasons
+
+// counts returns the topic's late and dropped counters, for bumping one.
+func (t *topicStats) counts() *topicReasons {
+	if r := t.reasons.Load(); r != nil {
+		return r
+	}
+	t.reasons.CompareAndSwap(nil, &topicReasons{}) // the first of racing actors wins
+	return t.reasons.Load()
+}
+
+// read returns the topic's late and dropped counters, for reading only.
+func (t *topicStats) read() *topicReasons {
+	if r := t.reasons.Load(); r != nil {
+		return r
+	}
+	return &noReasons
 }
 
 // streamGroup is the topics of one stream definition of one device.

@@ -21,10 +21,12 @@ type unit struct {
 	acks    []*ack
 	bytes   int // values in outbox and puts, roughly
 
-	// commits counts the times the committer made the unit durable. A pooled unit is
-	// used again, so whoever waits for it compares with the count it saw when it sent
-	// the unit (see generation): the count only grows.
-	commits atomic.Uint32
+	// commits counts the times the committer made the unit durable, for a window that
+	// waits for it (see generation); nil until one does. A pooled unit is used again,
+	// so the window compares with the count it saw when it sent the unit: the count
+	// only grows. It is apart from the unit so that an idle window keeps a counter
+	// alive, not the unit and the reply it is part of.
+	commits *atomic.Uint32
 	reply   *Flushed // the pooled reply this is the main unit of (see replies); nil if none
 	slab    []byte   // window states are encoded into it, one buffer for the unit's puts
 
@@ -167,49 +169,76 @@ func (u *unit) addOutbox(o outboxPut) {
 // they were full (oldest first, so later state overwrites earlier), and, apart from
 // them, units of records that went to an outbox, each holding its records' dedup marks
 // and acks, so every record's effect stays atomic with its mark.
+//
+// An actor's first change after a flush takes the next flush's reply from replies:
+// the reply and the unit it will most likely carry are one object. Until then main
+// and reply are nil, so an idle actor, most of a gateway's, holds neither.
 type pendingUnits struct {
-	main   *unit
+	main  *unit       // nil until a change since the last flush
+	reply *Flushed    // the next flush's reply, whose own unit is the first main unit; nil until taken
+	extra *extraUnits // nil until a flush has more units than its main one; kept for the next
+}
+
+// extraUnits are the units of a flush besides its main one, which most flushes of
+// most actors never have.
+type extraUnits struct {
 	closed []*unit
 	spill  []*unit
-	reply  *Flushed // the next flush's reply; its own unit is the first main unit
 }
 
-// newPendingUnits starts an actor's changes in the reply to its first flush: the
-// reply and the unit it will most likely carry are one object, taken from replies.
-func newPendingUnits() pendingUnits {
-	var p pendingUnits
-	p.renew()
-	return p
+func (p *pendingUnits) more() *extraUnits {
+	if p.extra == nil {
+		p.extra = &extraUnits{}
+	}
+	return p.extra
 }
 
-func (p *pendingUnits) renew() {
-	p.reply = takeReply()
-	p.main = &p.reply.main
+// unit returns the main unit, starting it at the first change since the last flush.
+func (p *pendingUnits) unit() *unit {
+	if p.main == nil {
+		if p.reply == nil {
+			p.reply = takeReply()
+			p.main = &p.reply.main
+		} else {
+			p.main = newUnit()
+		}
+	}
+	return p.main
+}
+
+// mainFull is main.full, for a main unit that may not be started yet.
+func (p *pendingUnits) mainFull(extra, extraBytes int) bool {
+	if p.main == nil {
+		return extra >= maxUnitChanges || extraBytes >= maxUnitBytes
+	}
+	return p.main.full(extra, extraBytes)
 }
 
 // spillUnit returns a unit with room for one more outbox record.
 func (p *pendingUnits) spillUnit() *unit {
-	if n := len(p.spill); n > 0 && !p.spill[n-1].full(0, 0) {
-		return p.spill[n-1]
+	x := p.more()
+	if n := len(x.spill); n > 0 && !x.spill[n-1].full(0, 0) {
+		return x.spill[n-1]
 	}
 	u := &unit{}
-	p.spill = append(p.spill, u)
+	x.spill = append(x.spill, u)
 	return u
 }
 
 // last returns the unit that take will return last: it commits after every other
 // unit of this flush.
 func (p *pendingUnits) last() *unit {
-	if n := len(p.spill); n > 0 {
-		return p.spill[n-1]
+	if x := p.extra; x != nil && len(x.spill) > 0 {
+		return x.spill[len(x.spill)-1]
 	}
-	return p.main
+	return p.unit()
 }
 
 // closeMain moves a non-empty main unit to closed and starts a new one.
 func (p *pendingUnits) closeMain() {
-	if !p.main.empty() {
-		p.closed = append(p.closed, p.main)
+	if p.main != nil && !p.main.empty() {
+		x := p.more()
+		x.closed = append(x.closed, p.main)
 		p.main = newUnit()
 	}
 }
@@ -224,27 +253,36 @@ func (p *pendingUnits) take() []*unit {
 }
 
 // flushed is the committer's Flushed for epoch holding the units taken, and starts
-// afresh (from newPendingUnits).
+// afresh with neither a reply nor a main unit. An actor with no change answers with
+// a reply taken now: the committer puts it back on receipt.
 func (p *pendingUnits) flushed(epoch uint64, extra int) *Flushed {
 	f := p.reply
+	if f == nil {
+		f = takeReply()
+	}
 	f.Epoch, f.Extra = epoch, extra
 	f.Units = p.takeInto(f.one[:0])
-	p.renew()
+	p.reply, p.main = nil, nil
 	return f
 }
 
 // takeInto appends the non-empty units to dst in the order they must commit, and
 // empties the lists, which are kept for the next flush: dst is the only copy handed
-// on. A non-empty main unit is taken too, leaving main nil for the caller to renew.
+// on. A non-empty main unit is taken too, leaving main nil.
 func (p *pendingUnits) takeInto(dst []*unit) []*unit {
-	dst = append(dst, p.closed...)
-	if !p.main.empty() {
+	x := p.extra
+	if x != nil {
+		dst = append(dst, x.closed...)
+	}
+	if p.main != nil && !p.main.empty() {
 		dst = append(dst, p.main)
 		p.main = nil
 	}
-	dst = append(dst, p.spill...)
-	clear(p.closed)
-	clear(p.spill)
-	p.closed, p.spill = p.closed[:0], p.spill[:0]
+	if x != nil {
+		dst = append(dst, x.spill...)
+		clear(x.closed)
+		clear(x.spill)
+		x.closed, x.spill = x.closed[:0], x.spill[:0]
+	}
 	return dst
 }

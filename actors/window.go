@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"sync"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -23,22 +25,23 @@ type window struct {
 
 	op    *windows.Operator
 	valve *watermark.Valve
-	out   windows.Output
-	rec   windows.Record
+	sc    *windowScratch // while it handles a message, else nil: see scratch
 
-	dirty       map[windows.Window]bool // true: write, false: delete
-	open        int                     // windows holding state, as counted in openGauge
+	dirty     smallMap[windows.Window, bool] // true: write, false: delete
+	open      int                            // windows holding state, as counted in openGauge
+	gens      []generation                   // QoS 1 ids applied in flushes not yet committed, oldest first
+	stateSize int                            // bytes of the largest window state encoded so far
+	pending   pendingUnits
+	restored  *persist.KeyState
+
+	// The flags together, packed in one word: a gateway has a window actor per key.
 	valveDirty  bool
-	joined      bool         // a stream fed the key for the first time since the last flush
-	fired       bool         // a window fired or was purged since the valve was saved
-	gens        []generation // QoS 1 ids applied in flushes not yet committed, oldest first
+	joined      bool // a stream fed the key for the first time since the last flush
+	fired       bool // a window fired or was purged since the valve was saved
 	defSaved    bool
-	stateSize   int  // bytes of the largest window state encoded so far
 	earlyAsked  bool // an earlyWanted is out and its fireEarly has not come
 	resulted    bool // a result waits for the next flush
 	commitAsked bool // a commitWanted is out and the flush has not come
-	pending     pendingUnits
-	restored    *persist.KeyState
 	reload      bool
 
 	firings     prometheus.Counter
@@ -53,9 +56,6 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 		topic:       p.topic.render(key),
 		op:          windows.NewOperator(p.op),
 		valve:       watermark.NewValve(),
-		rec:         windows.Record{Values: make([]windows.Value, len(p.fields))},
-		dirty:       map[windows.Window]bool{},
-		pending:     newPendingUnits(),
 		restored:    restored,
 		reload:      reload,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
@@ -64,7 +64,22 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 	}
 }
 
+// Reincarnate is the window actor that takes over after a panic: it reloads the
+// key's state from the store, since what it had in memory since the last commit was
+// never acknowledged.
+func (w *window) Reincarnate() actor.Actor {
+	return newWindow(w.env, w.device, w.plan, w.key, w.committer, nil, true)
+}
+
 func (w *window) Receive(ctx actor.Context) {
+	w.receive(ctx)
+	if w.sc != nil {
+		scratches.Put(w.sc)
+		w.sc = nil
+	}
+}
+
+func (w *window) receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		w.onStarted()
@@ -76,7 +91,7 @@ func (w *window) Receive(ctx actor.Context) {
 		w.wantCommit(ctx)
 	case *fireEarly:
 		w.earlyAsked = false
-		w.op.FireEarly(&w.out)
+		w.op.FireEarly(&w.scratch().out)
 		w.drain(m.Now)
 		w.wantCommit(ctx)
 	case *WatermarkEmitted:
@@ -107,12 +122,14 @@ func (w *window) onRecord(r *RecordDecoded) {
 		}
 	}
 	w.observe(r.Stream, r.Status, r.Arrived)
-	w.rec.TS = r.TS
-	for i, f := range w.plan.fields {
-		w.rec.Values[i] = r.Values[f]
+	sc := w.scratch()
+	sc.rec.TS = r.TS
+	sc.rec.Values = sc.rec.Values[:0]
+	for _, f := range w.plan.fields {
+		sc.rec.Values = append(sc.rec.Values, r.Values[f])
 	}
-	u := w.pending.main // the unit the record's effect, mark and ack commit in
-	switch w.op.OnRecord(w.key, w.rec, &w.out) {
+	u := w.pending.unit() // the unit the record's effect, mark and ack commit in
+	switch w.op.OnRecord(w.key, sc.rec, &sc.out) {
 	case windows.LateOutput:
 		if lu := w.late(r); lu != nil {
 			u = lu
@@ -168,7 +185,7 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 	}
 	w.valveDirty = true
 	if out.Watermark > w.op.Watermark() {
-		w.op.Advance(out.Watermark, &w.out)
+		w.op.Advance(out.Watermark, &w.scratch().out)
 		w.drain(now)
 	}
 }
@@ -176,7 +193,8 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 // late routes a record that missed all its windows where the window config says,
 // returning the unit that holds its outbox entry (nil if it went to none).
 func (w *window) late(r *RecordDecoded) *unit {
-	l := w.out.Late[len(w.out.Late)-1]
+	late := w.scratch().out.Late
+	l := late[len(late)-1]
 	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, reasonTooLate).Inc()
 	return routeLate(w.env, &w.pending, w.plan.cfg, w.lateRecord(r, &l))
 }
@@ -192,10 +210,11 @@ func (w *window) lateRecord(r *RecordDecoded, l *windows.Late) *lateRecord {
 // drain turns the operator's output into pending changes: results to the outboxes,
 // windows to write or delete.
 func (w *window) drain(now int64) {
-	w.fired = w.fired || len(w.out.Results) > 0 || len(w.out.Purged) > 0
-	w.resulted = w.resulted || len(w.out.Results) > 0
-	for i := range w.out.Results {
-		res := &w.out.Results[i]
+	out := &w.scratch().out
+	w.fired = w.fired || len(out.Results) > 0 || len(out.Purged) > 0
+	w.resulted = w.resulted || len(out.Results) > 0
+	for i := range out.Results {
+		res := &out.Results[i]
 		switch res.Kind {
 		case windows.LateUpdate:
 			w.lateUpdates.Inc()
@@ -204,25 +223,25 @@ func (w *window) drain(now int64) {
 			w.firings.Inc()
 		}
 		payload := w.env.produced(appendResult(nil, w.device, w.plan.cfg.Name, res, now))
-		w.pending.main.addOutbox(outboxPut{
+		w.pending.unit().addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.main.addOutbox(outboxPut{
+			w.pending.unit().addOutbox(outboxPut{
 				queue: outbox.UpstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})
 		}
 	}
-	for _, p := range w.out.Purged {
-		w.dirty[p.Window] = false
+	for _, p := range out.Purged {
+		w.dirty.set(p.Window, false)
 	}
-	for _, u := range w.out.Updated {
-		w.dirty[u.Window] = true
+	for _, u := range out.Updated {
+		w.dirty.set(u.Window, true)
 	}
 	w.countOpen()
-	w.out.Reset()
+	out.Reset()
 }
 
 // countOpen brings openGauge to the windows the operator holds for the key.
@@ -231,4 +250,22 @@ func (w *window) countOpen() {
 		w.openGauge.Add(float64(n - w.open))
 		w.open = n
 	}
+}
+
+// windowScratch is what a window actor works in while it handles a message: the
+// operator's output and the record it applies. It comes from scratches and goes
+// back after the message, so an idle key, most of a gateway's, holds none.
+type windowScratch struct {
+	out windows.Output
+	rec windows.Record
+}
+
+var scratches = sync.Pool{New: func() any { return new(windowScratch) }}
+
+// scratch returns the actor's scratch for the message it handles.
+func (w *window) scratch() *windowScratch {
+	if w.sc == nil {
+		w.sc = scratches.Get().(*windowScratch)
+	}
+	return w.sc
 }

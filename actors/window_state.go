@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -59,21 +60,26 @@ func (w *window) loadSaved() *persist.KeyState {
 
 // generation is the QoS 1 ids applied between two flushes, kept until the flush's
 // units are committed: until then a redelivery must be recognised from memory.
+//
+// The ids are a list, not a set: only a redelivery looks them up, and an idle key
+// keeps its last generation until its next flush.
 type generation struct {
-	ids     map[uint64]struct{}
-	u       *unit  // a unit of the flush that took them; nil while it is still to come
-	commits uint32 // u.commits when the flush took them
+	ids     []uint64
+	commits *atomic.Uint32 // the commit count of a unit of the flush that took them; nil while it is still to come
+	seen    uint32         // *commits when the flush took them
 }
 
-// durable reports whether the flush that took the ids is committed. u may be in use
-// again by then (see replies), but only after that commit, and its count only grows.
-func (g *generation) durable() bool { return g.u != nil && g.u.commits.Load() != g.commits }
+// durable reports whether the flush that took the ids is committed. Its unit may be
+// in use again by then (see replies), but only after that commit, and its count only
+// grows.
+func (g *generation) durable() bool { return g.commits != nil && g.commits.Load() != g.seen }
 
 func (w *window) remember(id uint64) {
-	if n := len(w.gens); n == 0 || w.gens[n-1].u != nil {
-		w.gens = append(w.gens, generation{ids: map[uint64]struct{}{}})
+	if n := len(w.gens); n == 0 || w.gens[n-1].commits != nil {
+		w.gens = append(w.gens, generation{})
 	}
-	w.gens[len(w.gens)-1].ids[id] = struct{}{}
+	g := &w.gens[len(w.gens)-1]
+	g.ids = append(g.ids, id)
 }
 
 // applied reports whether a redelivered message was already applied, and whether that
@@ -82,7 +88,7 @@ func (w *window) remember(id uint64) {
 // in the store.
 func (w *window) applied(id uint64) (seen, durable bool) {
 	for _, g := range w.gens {
-		if _, ok := g.ids[id]; ok {
+		if slices.Contains(g.ids, id) {
 			return true, g.durable()
 		}
 	}
@@ -101,7 +107,7 @@ func (w *window) onFlush(ctx actor.Context, epoch uint64) {
 // reaches a unit's bounds: the key's state as of now goes into it, so it holds a
 // consistent step (see maxUnitChanges).
 func (w *window) maybeCloseUnit() {
-	if w.pending.main.full(len(w.dirty), len(w.dirty)*w.stateSize) {
+	if w.pending.mainFull(w.dirty.len(), w.dirty.len()*w.stateSize) {
 		w.saveState()
 		w.pending.closeMain()
 	}
@@ -109,16 +115,16 @@ func (w *window) maybeCloseUnit() {
 
 // saveState writes what changed in the key's windows and valve into the main unit.
 func (w *window) saveState() {
-	u := w.pending.main
+	u := w.pending.unit()
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
 	// deleted and rewritten under the same key.
-	for win, put := range w.dirty {
+	for win, put := range w.dirty.all() {
 		if !put {
 			u.deletes = append(u.deletes, persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start})
 		}
 	}
-	for win, put := range w.dirty {
+	for win, put := range w.dirty.all() {
 		if !put {
 			continue
 		}
@@ -129,7 +135,7 @@ func (w *window) saveState() {
 			u.bytes += len(state)
 		}
 	}
-	clear(w.dirty)
+	w.dirty.clear()
 	if len(u.puts) > 0 && !w.defSaved {
 		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
 		w.defSaved = true
@@ -147,8 +153,12 @@ func (w *window) saveState() {
 // settleGenerations ties the ids applied since the last flush to this flush's units
 // (committed together) and forgets generations whose units are durable.
 func (w *window) settleGenerations(units []*unit) {
-	if n := len(w.gens); n > 0 && w.gens[n-1].u == nil && len(units) > 0 {
-		w.gens[n-1].u, w.gens[n-1].commits = units[0], units[0].commits.Load()
+	if n := len(w.gens); n > 0 && w.gens[n-1].commits == nil && len(units) > 0 {
+		u := units[0]
+		if u.commits == nil {
+			u.commits = new(atomic.Uint32) // before the send: the committer adds to it
+		}
+		w.gens[n-1].commits, w.gens[n-1].seen = u.commits, u.commits.Load()
 	}
 	for len(w.gens) > 0 && w.gens[0].durable() {
 		w.gens = w.gens[1:]

@@ -45,12 +45,13 @@ type ExtractSpec struct {
 }
 
 // Reading is what one payload says. Values are aligned with ExtractSpec.Values.
+// The flags are last, in one word: each source actor keeps a Reading.
 type Reading struct {
 	TS           int64 // event time, ms; valid when HasTS
-	HasTS        bool
 	Key          string
 	Values       []Value
 	Watermark    int64 // ms; valid when HasWatermark
+	HasTS        bool
 	HasWatermark bool
 }
 
@@ -60,36 +61,47 @@ const (
 )
 
 // Extractor turns payloads into Readings following an ExtractSpec. It reuses
-// its buffers, so it is not safe for concurrent use: each source actor owns one.
+// its buffers, so it is not safe for concurrent use: each source actor owns one,
+// a Fork of its stream's.
 type Extractor struct {
+	*compiledSpec
+	raw  []byte // scratch for a number's text
+	strs interner
+}
+
+// compiledSpec is what an Extractor reads of its spec, shared by its forks: a gateway
+// has thousands of sources of a handful of stream definitions.
+type compiledSpec struct {
 	spec     ExtractSpec
 	tsPath   []string
 	keyPath  []string
 	wmPath   []string
 	valPaths [][]string
 	minTS    int64
-	raw      []byte // scratch for a number's text
-	strs     interner
 }
 
 // NewExtractor returns an Extractor for spec.
 func NewExtractor(spec ExtractSpec) *Extractor {
-	e := &Extractor{spec: spec, minTS: spec.MinTimestamp}
-	if e.minTS == 0 {
-		e.minTS = defaultMinTimestamp
+	c := &compiledSpec{spec: spec, minTS: spec.MinTimestamp}
+	if c.minTS == 0 {
+		c.minTS = defaultMinTimestamp
 	}
-	e.tsPath = splitPath(spec.Timestamp)
+	c.tsPath = splitPath(spec.Timestamp)
 	if spec.KeyField != "" {
-		e.keyPath = splitPath(spec.KeyField)
+		c.keyPath = splitPath(spec.KeyField)
 	}
 	if spec.WatermarkField != "" {
-		e.wmPath = splitPath(spec.WatermarkField)
+		c.wmPath = splitPath(spec.WatermarkField)
 	}
 	for _, v := range spec.Values {
-		e.valPaths = append(e.valPaths, splitPath(v))
+		c.valPaths = append(c.valPaths, splitPath(v))
 	}
-	return e
+	return &Extractor{compiledSpec: c}
 }
+
+// Fork returns an Extractor of the same spec with buffers of its own, for use
+// concurrently with e.
+func (e *Extractor) Fork() *Extractor { return &Extractor{compiledSpec: e.compiledSpec} }
 
 func splitPath(p string) []string { return strings.Split(p, ".") }
 

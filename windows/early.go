@@ -37,7 +37,7 @@ func (o *Operator) FireEarly(out *Output) {
 	for i, c := range o.changed {
 		o.changed[i] = earlyRef{}
 		c.ws.early = false
-		ks := o.keys[c.key]
+		ks := o.keys.get(c.key)
 		if ks == nil || c.ws.fired || ks.find(c.ws.w) != c.ws {
 			continue
 		}

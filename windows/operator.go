@@ -34,7 +34,7 @@ type Operator struct {
 	early    bool
 	aggs     *Aggregates
 	wm       int64
-	keys     map[string]*keyState
+	keys     keyStates
 	timers   timerQueue
 	seq      int64    // arrival number of the next applied record
 	assigned []Window // scratch for Assign
@@ -78,7 +78,6 @@ func NewOperator(cfg OperatorConfig) *Operator {
 		early:    cfg.Early > 0,
 		aggs:     cfg.Aggregates,
 		wm:       watermark.Min,
-		keys:     map[string]*keyState{},
 	}
 }
 
@@ -185,7 +184,7 @@ func (o *Operator) Advance(wm int64, out *Output) {
 	o.wm = wm
 	for len(o.timers) > 0 && o.timers.peek().time <= wm {
 		t := o.timers.pop()
-		ks := o.keys[t.key]
+		ks := o.keys.get(t.key)
 		if ks == nil {
 			continue
 		}
@@ -213,22 +212,22 @@ func (o *Operator) purge(ks *keyState, ws *windowState, out *Output) {
 	ks.remove(ws)
 	out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
 	if len(ks.wins) == 0 {
-		delete(o.keys, ks.key)
+		o.keys.remove(ks.key)
 	}
 }
 
 func (o *Operator) keyState(key string) *keyState {
-	ks := o.keys[key]
+	ks := o.keys.get(key)
 	if ks == nil {
 		ks = &keyState{key: key}
-		o.keys[key] = ks
+		o.keys.add(ks)
 	}
 	return ks
 }
 
 // Open returns how many windows of key hold state.
 func (o *Operator) Open(key string) int {
-	if ks := o.keys[key]; ks != nil {
+	if ks := o.keys.get(key); ks != nil {
 		return len(ks.wins)
 	}
 	return 0
@@ -236,7 +235,7 @@ func (o *Operator) Open(key string) int {
 
 // Windows returns the live windows of key, ascending by start.
 func (o *Operator) Windows(key string) []Window {
-	ks := o.keys[key]
+	ks := o.keys.get(key)
 	if ks == nil {
 		return nil
 	}

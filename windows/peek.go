@@ -5,7 +5,7 @@ package windows
 // not exist. It is for inspecting state (`edged inspect`), not for emitting
 // results: nothing is marked fired or updated.
 func (o *Operator) Peek(key string, w Window) (values []NamedValue, revision int, ok bool) {
-	ks := o.keys[key]
+	ks := o.keys.get(key)
 	if ks == nil {
 		return nil, 0, false
 	}

@@ -9,7 +9,7 @@ import "slices"
 // unless it would move that session's start earlier (see below).
 func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	nw := o.assigned[0]
-	ks := o.keys[key]
+	ks := o.keys.get(key)
 	var lo, hi int // ks.wins[lo:hi] intersect nw; they are contiguous
 	if ks != nil {
 		lo = ks.search(nw.Start)

@@ -26,7 +26,7 @@ const (
 // appends nothing, if the window does not exist (it was purged or merged
 // away): the caller then deletes its persisted copy.
 func (o *Operator) AppendState(dst []byte, key string, w Window) ([]byte, bool) {
-	ks := o.keys[key]
+	ks := o.keys.get(key)
 	if ks == nil {
 		return dst, false
 	}

@@ -530,7 +530,11 @@ func (ctx *actorContext) processMessage(m interface{}) {
 
 func (ctx *actorContext) incarnateActor() {
 	atomic.StoreInt32(&ctx.state, stateAlive)
-	ctx.actor = ctx.props.producer(ctx.actorSystem)
+	if r, ok := ctx.actor.(Reincarnator); ok {
+		ctx.actor = r.Reincarnate()
+	} else {
+		ctx.actor = ctx.props.producer(ctx.actorSystem)
+	}
 
 	metricsSystem, ok := ctx.actorSystem.Extensions.Get(extensionId).(*Metrics)
 	if ok && metricsSystem.enabled {

@@ -83,6 +83,13 @@ var DefaultSpawner SpawnFunc = defaultSpawner
 // ErrNameExists is the error used when an existing name is used for spawning an actor.
 var ErrNameExists = errors.New("spawn: name exists")
 
+// Reincarnator is an actor that makes its own successor when it restarts, in place
+// of its Props' producer: the producer then need not capture what is particular to
+// one actor, and one Props can spawn many.
+type Reincarnator interface {
+	Reincarnate() Actor
+}
+
 // Props represents configuration to define how an actor should be created.
 type Props struct {
 	spawner                 SpawnFunc

@@ -26,7 +26,7 @@ func (q *unboundedMailboxQueue) Pop() interface{} {
 func Unbounded(mailboxStats ...MailboxMiddleware) MailboxProducer {
 	return func() Mailbox {
 		q := &unboundedMailboxQueue{
-			userMailbox: goring.New(10),
+			userMailbox: goring.New(4),
 		}
 
 		return &defaultMailbox{

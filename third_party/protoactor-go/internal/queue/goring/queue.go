@@ -12,15 +12,17 @@ type ringBuffer struct {
 	mod    int64
 }
 
+// Queue holds its ring by value: every actor has one, and the ring is only read
+// and replaced under lock.
 type Queue struct {
 	len     int64
-	content *ringBuffer
+	content ringBuffer
 	lock    sync.Mutex
 }
 
 func New(initialSize int64) *Queue {
 	return &Queue{
-		content: &ringBuffer{
+		content: ringBuffer{
 			buffer: make([]interface{}, initialSize),
 			head:   0,
 			tail:   0,
@@ -32,7 +34,7 @@ func New(initialSize int64) *Queue {
 
 func (q *Queue) Push(item interface{}) {
 	q.lock.Lock()
-	c := q.content
+	c := &q.content
 	c.tail = (c.tail + 1) % c.mod
 	if c.tail == c.head {
 		var fillFactor int64 = 2
@@ -46,7 +48,7 @@ func (q *Queue) Push(item interface{}) {
 			newBuff[i] = c.buffer[buffIndex]
 		}
 		// set the new buffer and reset head and tail
-		newContent := &ringBuffer{
+		newContent := ringBuffer{
 			buffer: newBuff,
 			head:   0,
 			tail:   c.mod,
@@ -75,7 +77,7 @@ func (q *Queue) Pop() (interface{}, bool) {
 	// as we are a single consumer, no other thread can have poped the items there are guaranteed to be items now
 
 	q.lock.Lock()
-	c := q.content
+	c := &q.content
 	c.head = (c.head + 1) % c.mod
 	res := c.buffer[c.head]
 	c.buffer[c.head] = nil
@@ -90,7 +92,7 @@ func (q *Queue) PopMany(count int64) ([]interface{}, bool) {
 	}
 
 	q.lock.Lock()
-	c := q.content
+	c := &q.content
 
 	if count >= q.len {
 		count = q.len

@@ -1,0 +1,32 @@
+package actors
+
+import (
+	"testing"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/persist"
+	"github.com/edged/edged/watermark"
+)
+
+// An actor restarted after a panic is a new one of the same stream or key that
+// reloads its state from the store: what it was spawned with is older than the store.
+func TestARestartedActorReloadsItsStateFromTheStore(t *testing.T) {
+	topo, _, _ := newTestTopology(t, supervisionDevice)
+	dev, err := configs.ParseDevice("dev.yaml", []byte(supervisionDevice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := compile(dev, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &sourceHandle{}
+	s := newSource(topo.env, "d", "t/a", &p.streams[0], nil, h, &watermark.GeneratorState{}, false)
+	if next := s.Reincarnate().(*source); next == s || !next.reload || next.restored != nil || next.handle != h || next.topic != "t/a" {
+		t.Errorf("the restarted source is %+v", next)
+	}
+	w := newWindow(topo.env, "d", &p.windows[0], "a", nil, &persist.KeyState{}, false)
+	if next := w.Reincarnate().(*window); next == w || !next.reload || next.restored != nil || next.key != "a" || next.plan != w.plan {
+		t.Errorf("the restarted window actor is %+v", next)
+	}
+}
