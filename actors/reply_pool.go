@@ -9,7 +9,8 @@ import (
 // every commit interval, and a new reply per flush was two allocations per event.
 //
 // Lifetime: an actor takes a reply when it starts collecting a flush's changes
-// (pendingUnits.renew) and sends it to its committer at the flush. From then on the
+// (pendingUnits.renew) and sends it to its committer at the flush (a source through
+// the first window actor it flushes, which only hands it on). From then on the
 // committer owns it and puts it back once nothing reads it: on receipt if its main
 // unit is not among the units it carries (nothing changed in it), else after the
 // commit that made that unit durable handed its results and acks on
@@ -39,6 +40,6 @@ func (f *Flushed) carriesMain() bool { return slices.Contains(f.Units, &f.main) 
 // release puts f back in the pool; the committer calls it once it is done with f.
 func (f *Flushed) release() {
 	f.main.reset()
-	f.Epoch, f.Extra, f.Units, f.one[0] = 0, 0, nil, nil
+	f.Epoch, f.Extra, f.Units, f.one[0], f.carried = 0, 0, nil, nil, nil
 	replies.Put(f)
 }

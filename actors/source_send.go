@@ -143,9 +143,16 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		s.pending.main.setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
 		s.dirty = false
 	}
-	ctx.Send(s.committer, s.pending.flushed(f.Epoch, len(s.touched)))
-	for _, b := range s.touched {
+	reply := s.pending.flushed(f.Epoch, len(s.touched))
+	if len(s.touched) == 0 {
+		ctx.Send(s.committer, reply)
+	}
+	for i, b := range s.touched {
 		b.touched = false
+		if i == 0 {
+			ctx.Send(b.pid, reply) // the flush, and the reply to hand on
+			continue
+		}
 		ctx.Send(b.pid, f)
 	}
 	s.touched = s.touched[:0]
