@@ -42,16 +42,11 @@ func newCommitter(e *env, device string) *committer {
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
-		if !m.carriesMain() {
-			defer m.release() // nothing else of it is read past this message
+		if src := m.carried; src != nil {
+			m.carried = nil
+			c.onFlushed(ctx, src) // the source's units go before its window actor's
 		}
-		if m.Epoch <= c.settled {
-			c.units = append(c.units, m.Units...)
-			return
-		}
-		c.waiting[m.Epoch] += m.Extra - 1
-		c.early[m.Epoch] = append(c.early[m.Epoch], m.Units...)
-		c.maybeCommit(ctx)
+		c.onFlushed(ctx, m)
 	case *EpochClosed:
 		c.waiting[m.Epoch] += m.Expect
 		c.closed = append(c.closed, m.Epoch)
@@ -72,6 +67,20 @@ func (c *committer) Receive(ctx actor.Context) {
 	case *Delivered:
 		c.dequeue(m.Queue, m.Seqs)
 	}
+}
+
+// onFlushed takes one actor's reply to a flush.
+func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
+	if !m.carriesMain() {
+		defer m.release() // nothing else of it is read past this reply
+	}
+	if m.Epoch <= c.settled {
+		c.units = append(c.units, m.Units...)
+		return
+	}
+	c.waiting[m.Epoch] += m.Extra - 1
+	c.early[m.Epoch] = append(c.early[m.Epoch], m.Units...)
+	c.maybeCommit(ctx)
 }
 
 // dequeue notes outbox entries that were delivered; they are deleted with the next

@@ -141,7 +141,13 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 				payload = fmt.Appendf(nil, "payload of %d bytes exceeds limits.max_payload %d", len(payload), maxPayload)
 			}
 			in := &Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
-			d.topo.router.route(in, m.Ack)
+			var ack func()
+			if m.QoS > 0 {
+				// QoS 0 has nothing to acknowledge: no closure, and no visit to m,
+				// long out of the cache, after the commit.
+				ack = m.Ack
+			}
+			d.topo.router.route(in, ack)
 		},
 		OnConnect:        func() { d.metrics.BrokerUp.Set(1) },
 		OnConnectionLost: func(error) { d.metrics.BrokerUp.Set(0) },

@@ -15,9 +15,9 @@ type env struct {
 	store    *persist.Store
 	metrics  *Metrics
 	log      *slog.Logger
-	sink     *actor.PID // publishes committed results
-	late     *actor.PID // ships committed late records; nil: log and count them
-	dispatch actor.Dispatcher
+	sink     *actor.PID       // publishes committed results
+	late     *actor.PID       // ships committed late records; nil: log and count them
+	dispatch actor.Dispatcher // workers live, synchronized in replay
 
 	traceWatermark func(device string, m *WatermarkEmitted) // replay --watermarks
 	// traceOutput is told of every result and late record as it is produced, before
@@ -36,8 +36,6 @@ type env struct {
 	commitFailures  commitFailures // devices whose last commit failed: health reports why
 }
 
-// props builds actor props that run on the environment's dispatcher: the default
-// goroutine dispatcher live, the synchronized one in replay.
 func (e *env) blocked() bool { return e.intakeBlocked != nil && e.intakeBlocked() }
 
 // produced reports a result or late record bound for the output (a local publish or
@@ -49,6 +47,8 @@ func (e *env) produced(payload []byte) []byte {
 	return payload
 }
 
+// props builds actor props that run on the environment's dispatcher: workers live,
+// the synchronized one in replay.
 func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
 	if e.dispatch != nil {
 		opts = append(opts, actor.WithDispatcher(e.dispatch))

@@ -107,13 +107,16 @@ type EpochClosed struct {
 
 // Flushed is one actor's uncommitted changes; the committer applies it atomically.
 // A source passes the flush on to the window actors it touched and says how many in
-// Extra, before it asks them, so the committer knows to wait for their answers.
+// Extra, so the committer knows to wait for their answers. Its own reply goes as the
+// flush to the first of them, which hands it on as carried with its own: one message
+// to the committer fewer per source and commit.
 type Flushed struct {
-	Epoch uint64
-	Units []*unit // committed in the same batch
-	Extra int
-	one   [1]*unit // holds Units when there is one (the usual case), sparing an allocation
-	main  unit     // the sender's first main unit of the flush, allocated with its reply
+	Epoch   uint64
+	Units   []*unit // committed in the same batch
+	Extra   int
+	carried *Flushed // a source's reply, applied before this one
+	one     [1]*unit // holds Units when there is one (the usual case), sparing an allocation
+	main    unit     // the sender's first main unit of the flush, allocated with its reply
 }
 
 // Published reports that the sink delivered results from a device's result outbox.

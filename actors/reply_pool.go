@@ -10,11 +10,11 @@ import (
 //
 // Lifetime: an actor takes a reply at its first change after a flush
 // (pendingUnits.unit), or at the flush if it has none, and sends it to its committer
-// at the flush. From then on the committer owns it and puts it back once nothing
-// reads it: on receipt if its main unit is not among the units it carries (nothing
-// changed in it), else after the commit that made that unit durable handed its
-// results and acks on (committer.handOn). A failed commit keeps it until the retry
-// succeeds.
+// at the flush (a source through the first window actor it flushes, which only hands
+// it on). From then on the committer owns it and puts it back once nothing reads it:
+// on receipt if its main unit is not among the units it carries (nothing changed in
+// it), else after the commit that made that unit durable handed its results and acks
+// on (committer.handOn). A failed commit keeps it until the retry succeeds.
 //
 // A window's generation may still hold the commit count of a unit that went back to
 // the pool, or is in use again: it compares the count with the one it saw (see
@@ -40,6 +40,6 @@ func (f *Flushed) carriesMain() bool { return slices.Contains(f.Units, &f.main) 
 // release puts f back in the pool; the committer calls it once it is done with f.
 func (f *Flushed) release() {
 	f.main.reset()
-	f.Epoch, f.Extra, f.Units, f.one[0] = 0, 0, nil, nil
+	f.Epoch, f.Extra, f.Units, f.one[0], f.carried = 0, 0, nil, nil, nil
 	replies.Put(f)
 }

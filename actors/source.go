@@ -24,11 +24,12 @@ type source struct {
 	committer *actor.PID
 	handle    *sourceHandle
 
-	bound   smallMap[keyID, *boundKey] // window actors this stream feeds
-	routed  map[keyID]uint64           // keys without an address: records routed through the pipeline; nil when none
-	fed     []*boundKey                // the same, in binding order: watermarks go to each
-	touched []*boundKey                // sent something since the last flush
-	now     int64                      // the latest processing time seen
+	bound     smallMap[keyID, *boundKey] // window actors this stream feeds
+	lastBound *boundKey                  // the one boundTo found last
+	routed    map[keyID]uint64           // keys without an address: records routed through the pipeline; nil when none
+	fed       []*boundKey                // the same, in binding order: watermarks go to each
+	touched   []*boundKey                // sent something since the last flush
+	now       int64                      // the latest processing time seen
 
 	gen      *watermark.Generator
 	ext      *mqtt.Extractor

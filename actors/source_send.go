@@ -11,8 +11,23 @@ import (
 
 // boundKey is a window actor the source feeds.
 type boundKey struct {
+	id      keyID
 	pid     *actor.PID
 	touched bool
+}
+
+// boundTo returns the window actor of id if the source has its address. Most sources
+// feed one key per window definition, so the last one found is tried before the map,
+// whose lookup (a hash of the key) was 2 % of the daemon's CPU.
+func (s *source) boundTo(id keyID) *boundKey {
+	if b := s.lastBound; b != nil && b.id == id {
+		return b
+	}
+	b, _ := s.bound.get(id)
+	if b != nil {
+		s.lastBound = b
+	}
+	return b
 }
 
 // forward sends the reading to the window actors of its key and hands them the ack.
@@ -36,7 +51,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
 		id := keyID{wi, r.Key}
-		if b, _ := s.bound.get(id); b != nil {
+		if b := s.boundTo(id); b != nil {
 			s.touch(b)
 			ctx.Send(b.pid, rec)
 			continue
@@ -63,7 +78,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 	if m.pid == nil {
 		return // the key was refused (key limit): its next reading asks again
 	}
-	b := &boundKey{pid: m.pid}
+	b := &boundKey{id: m.id, pid: m.pid}
 	s.bound.set(m.id, b)
 	s.fed = append(s.fed, b)
 	s.touch(b)
@@ -128,9 +143,16 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		s.pending.unit().setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
 		s.dirty = false
 	}
-	ctx.Send(s.committer, s.pending.flushed(f.Epoch, len(s.touched)))
-	for _, b := range s.touched {
+	reply := s.pending.flushed(f.Epoch, len(s.touched))
+	if len(s.touched) == 0 {
+		ctx.Send(s.committer, reply)
+	}
+	for i, b := range s.touched {
 		b.touched = false
+		if i == 0 {
+			ctx.Send(b.pid, reply) // the flush, and the reply to hand on
+			continue
+		}
 		ctx.Send(b.pid, f)
 	}
 	s.touched = s.touched[:0]

@@ -28,7 +28,8 @@ type topology struct {
 }
 
 // buildTopology spawns the sink and one pipeline per device; the pipelines read their
-// saved state before they take a message.
+// saved state before they take a message. A nil dispatch is live: the actors run on
+// workers.
 func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *slog.Logger,
 	dispatch actor.Dispatcher, pub Publisher, late func(*env) *actor.PID) (*topology, error) {
 	plans := make([]*plan, len(cfg.Devices))
@@ -43,15 +44,18 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		// protoactor narrates its own lifecycle at info; edged's log keeps its warnings.
 		return slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("component", "actor")
 	}))
+	live := dispatch == nil // the synchronized dispatcher is replay's and the deterministic tests'
+	if live {
+		dispatch = newWorkers(liveThroughput)
+	}
 	e := &env{
 		system: system, store: store, metrics: m, log: log, dispatch: dispatch,
 		commitEvery: max(cfg.CommitInterval.Milliseconds(), 1),
 		// Live only: in replay nobody waits for a result, and the extra commits
 		// would slow it down.
-		commitResults: dispatch == nil && cfg.CommitOnResult,
-		maxKeys:       cfg.Limits.MaxKeysPerWindow,
-		// The synchronized dispatcher is replay's and the deterministic tests'.
-		restoreInChunks: dispatch == nil,
+		commitResults:   live && cfg.CommitOnResult,
+		maxKeys:         cfg.Limits.MaxKeysPerWindow,
+		restoreInChunks: live,
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
 	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))

@@ -100,7 +100,10 @@ func (w *window) receive(ctx actor.Context) {
 		w.wantCommit(ctx)
 	case *Flush:
 		w.resulted, w.commitAsked = false, false
-		w.onFlush(ctx, m.Epoch)
+		w.onFlush(ctx, m.Epoch, nil)
+	case *Flushed: // a source's reply, standing for its flush
+		w.resulted, w.commitAsked = false, false
+		w.onFlush(ctx, m.Epoch, m)
 	}
 }
 

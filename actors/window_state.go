@@ -96,10 +96,11 @@ func (w *window) applied(id uint64) (seen, durable bool) {
 	return err == nil && seen, true
 }
 
-func (w *window) onFlush(ctx actor.Context, epoch uint64) {
+func (w *window) onFlush(ctx actor.Context, epoch uint64, carried *Flushed) {
 	w.saveState()
 	f := w.pending.flushed(epoch, 0)
 	w.settleGenerations(f.Units)
+	f.carried = carried
 	ctx.Send(w.committer, f)
 }
 

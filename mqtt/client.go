@@ -82,9 +82,10 @@ type Client struct {
 	firstSub   sync.Once
 	closed     chan struct{}
 	closeOnce  sync.Once
-	lastErr    atomic.Pointer[error] // why the latest connection attempt failed
-	failing    atomic.Bool           // a failure has been logged since the last success
-	dialed     atomic.Bool           // the first connection is up; dial logs attempts before it
+	lastErr    atomic.Pointer[error]        // why the latest connection attempt failed
+	failing    atomic.Bool                  // a failure has been logged since the last success
+	dialed     atomic.Bool                  // the first connection is up; dial logs attempts before it
+	conn       atomic.Pointer[bufferedConn] // the latest plain TCP connection opened
 }
 
 // Connect connects to o.URL and subscribes to o.Subscriptions. It retries
@@ -141,7 +142,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		po.SetTLSConfig(o.TLS)
 	}
 	if u.Scheme == "tcp" || u.Scheme == "mqtt" {
-		po.SetCustomOpenConnectionFn(openTCP)
+		po.SetCustomOpenConnectionFn(c.openTCP)
 	}
 	if o.KeepAlive > 0 {
 		po.SetKeepAlive(o.KeepAlive)
@@ -211,7 +212,13 @@ func (c *Client) connectErr(cause error) error {
 
 func (c *Client) onMessage(_ paho.Client, pm paho.Message) {
 	m := &Message{Topic: pm.Topic(), Payload: pm.Payload(), QoS: pm.Qos(), Duplicate: pm.Duplicate()}
-	if c.o.ManualAck && m.QoS > 0 {
+	switch conn := c.conn.Load(); {
+	case !c.o.ManualAck || m.QoS == 0:
+	case m.QoS == 1 && conn != nil:
+		// paho hands over every message of a connection before it opens the next,
+		// so conn is the one m came on.
+		m.conn, m.id = conn, pm.MessageID()
+	default:
 		m.ack = pm.Ack // paho guards it with a sync.Once
 	}
 	c.o.Handler(m)

@@ -7,6 +7,8 @@ type Message struct {
 	QoS       byte
 	Duplicate bool // the broker may have delivered it before (QoS 1 redelivery)
 	ack       func()
+	conn      *bufferedConn // QoS 1 on a plain TCP connection: acknowledged there, as id
+	id        uint16
 }
 
 // NewMessage builds a Message, e.g. for replay or tests; ack may be nil.
@@ -21,6 +23,10 @@ func NewMessage(topic string, payload []byte, qos byte, duplicate bool, ack func
 // reconnect. An ack sent while the connection is down is lost, and the broker
 // redelivers the message.
 func (m *Message) Ack() {
+	if m.conn != nil {
+		m.conn.puback(m.id)
+		return
+	}
 	if m.ack != nil {
 		m.ack()
 	}

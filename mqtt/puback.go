@@ -54,7 +54,13 @@ func (s *ackStore) forget(p *pendingPub) {
 }
 
 func (s *ackStore) Put(key string, m packets.ControlPacket) {
-	if _, ok := m.(*packets.PublishPacket); ok && strings.HasPrefix(key, "o.") {
+	p, ok := m.(*packets.PublishPacket)
+	if ok && p.Qos == 1 && strings.HasPrefix(key, "i.") {
+		// An incoming QoS 1 publish is kept by paho only for its ack to delete (a
+		// reconnect discards it), and Message.Ack mostly does not go through paho.
+		return
+	}
+	if ok && strings.HasPrefix(key, "o.") {
 		s.mu.Lock()
 		if p := s.next; p != nil {
 			p.key, s.next = key, nil

@@ -19,6 +19,7 @@ type childArgs struct {
 	qos        int
 	dir        string
 	keepOpen   bool
+	cpuProfile string // a daemon child's CPU profile file, from ready to stop
 }
 
 func (a *childArgs) register() {
@@ -26,6 +27,7 @@ func (a *childArgs) register() {
 	flag.StringVar(&a.input, "input", "", "internal: replay file of a child")
 	flag.StringVar(&a.dir, "dir", "", "internal: working directory of a child")
 	flag.IntVar(&a.qos, "qos", 1, "internal: QoS of a daemon child's subscription")
+	flag.StringVar(&a.cpuProfile, "child-cpuprofile", "", "internal: a daemon child writes its CPU profile here")
 	flag.BoolVar(&a.keepOpen, "keep-open", false, "internal: a replay child leaves its windows open in its data dir")
 }
 

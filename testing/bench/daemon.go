@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,12 +29,13 @@ type daemonProc struct {
 
 // startDaemon starts a daemon child working in dir against the broker at url
 // and returns once it serves HTTP (its state may still be restoring).
-func startDaemon(dir, url string, qos int) (*daemonProc, error) {
+// A non-empty profile is the file the child writes its CPU profile to.
+func startDaemon(dir, url string, qos int, profile string) (*daemonProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir)
+	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-child-cpuprofile", profile)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -94,6 +96,17 @@ func childDaemon(a *childArgs) error {
 	d, err := actors.Start(ctx, cfg, discardLogger())
 	if err != nil {
 		return err
+	}
+	if a.cpuProfile != "" {
+		f, err := os.Create(a.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("ready %s\n", d.HTTPAddr())
 	<-ctx.Done()

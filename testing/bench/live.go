@@ -159,7 +159,11 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	defer mq.stop()
 	sub := mustTemp(dir, "daemon-")
 	defer os.RemoveAll(sub)
-	d, err := startDaemon(sub, mq.url, qos)
+	profile := ""
+	if o.cpuProfile != "" {
+		profile = fmt.Sprintf("%s-qos%d-%.0f.pprof", o.cpuProfile, qos, rate)
+	}
+	d, err := startDaemon(sub, mq.url, qos, profile)
 	if err != nil {
 		return nil, err
 	}

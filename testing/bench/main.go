@@ -42,6 +42,7 @@ type options struct {
 	liveBudget  time.Duration
 	skipLive    bool
 	only        string
+	cpuProfile  string // prefix of the live daemons' CPU profiles; none if empty
 	child       string
 	childArgs   childArgs
 }
@@ -56,6 +57,7 @@ func main() {
 	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
 	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
 	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s) or restart (100,000 open windows)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write each live trial's daemon CPU profile to this prefix + -qos<N>-<rate>.pprof")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()

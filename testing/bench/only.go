@@ -35,7 +35,7 @@ func runOnly(o *options) error {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "live QoS %d: %s\n", qos, t)
-			fmt.Printf("CPU QoS %d at %s msg/s: %.1f µs/msg (sustained %v)\n", qos, thousands(cpuRate), t.edgedCPU/float64(t.sent)*1e6, t.ok)
+			fmt.Printf("CPU QoS %d at %s msg/s: %.1f µs/msg (sustained %v, %.1f µs per message processed, peak RSS %.0f MiB)\n", qos, thousands(cpuRate), t.edgedCPU/float64(t.sent)*1e6, t.ok, t.edgedCPU/float64(t.received)*1e6, t.maxRSS)
 		}
 	case onlyRestart:
 		r, err := measureRestart(dir)
