@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"slices"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -33,10 +35,11 @@ type window struct {
 	fired       bool         // a window fired or was purged since the valve was saved
 	gens        []generation // QoS 1 ids applied in flushes not yet committed, oldest first
 	defSaved    bool
-	stateSize   int  // bytes of the largest window state encoded so far
-	earlyAsked  bool // an earlyWanted is out and its fireEarly has not come
-	resulted    bool // a result waits for the next flush
-	commitAsked bool // a commitWanted is out and the flush has not come
+	stateSize   int      // bytes of the largest window state encoded so far
+	earlyAsked  bool     // an earlyWanted is out and its fireEarly has not come
+	resulted    bool     // a result waits for the next flush
+	commitAsked bool     // a commitWanted is out and the flush has not come
+	feeders     []string // streams that sent records or watermarks since the last flush
 	pending     pendingUnits
 	restored    *persist.KeyState
 	reload      bool
@@ -85,7 +88,7 @@ func (w *window) Receive(ctx actor.Context) {
 		w.wantCommit(ctx)
 	case *Flush:
 		w.resulted, w.commitAsked = false, false
-		w.onFlush(ctx, m.Epoch)
+		w.onFlush(ctx, m)
 	}
 }
 
@@ -140,16 +143,14 @@ func (w *window) wantEarly(ctx actor.Context) {
 }
 
 // wantCommit asks the pipeline, once per flush, to commit as soon as it can when
-// the key holds a result: it is published only after its commit.
+// the key holds a result: it is published only after its commit. The streams that
+// fed the key since its last flush are the ones whose sources must flush with it.
 func (w *window) wantCommit(ctx actor.Context) {
 	if w.resulted && !w.commitAsked && w.env.commitResults {
 		w.commitAsked = true
-		ctx.Send(ctx.Parent(), commitWantedMsg)
+		ctx.Send(ctx.Parent(), &commitWanted{streams: slices.Clone(w.feeders)})
 	}
 }
-
-// commitWantedMsg is every commitWanted: it carries nothing.
-var commitWantedMsg = &commitWanted{}
 
 func (w *window) onWatermark(m *WatermarkEmitted) {
 	w.observe(m.Stream, m.Status, m.At)
@@ -159,6 +160,9 @@ func (w *window) onWatermark(m *WatermarkEmitted) {
 // observe feeds a stream's status to the valve and advances the operator when the
 // combined watermark moves.
 func (w *window) observe(stream string, st watermark.Status, now int64) {
+	if !slices.Contains(w.feeders, stream) {
+		w.feeders = append(w.feeders, stream)
+	}
 	if !w.valve.Has(stream) {
 		w.joined = true
 	}
