@@ -23,10 +23,14 @@ import "github.com/asynkron/protoactor-go/actor"
 // only together with the next full flush, which holds that stream's state; the
 // window actor asks for that flush at once.
 //
-// Live, with results asking for commits, the periodic full flush waits for the full
-// flush before it to be committed, for up to overdueFlushes intervals: when commits
-// are slower than the interval (a loaded machine), full flushes back to back instead
-// of piling up, each costing a turn of every actor with changes.
+// Live, with results asking for commits, the periodic full flush waits, for up to
+// overdueFlushes intervals, for the full flush before it to be committed: when
+// commits are slower than the interval (a loaded machine), full flushes back to back
+// instead of piling up, each costing a turn of every actor with changes. It also
+// waits while results are being committed (a scoped flush uncommitted or asked
+// for): a scoped epoch commits only after the epochs before it, so a full one in
+// flight would hold every result of a burst of firings until all its actors have
+// answered.
 
 // overdueFlushes is how many commit intervals a periodic flush waits for the one
 // before it. Past it, flushes overlap again: an epoch that lost an answer (an actor
@@ -81,12 +85,14 @@ func (p *pipeline) commitWanted(ctx actor.Context) {
 }
 
 // periodicFlush flushes every actor with changes once a commit interval passed and,
-// live with results asking for commits, the previous full flush is committed.
+// live with results asking for commits, no flush is uncommitted and no result waits
+// for one, or overdueFlushes intervals passed.
 func (p *pipeline) periodicFlush(ctx actor.Context, now int64) {
 	if p.nextFlush == 0 || now < p.nextFlush {
 		return
 	}
-	if p.env.commitResults && p.committed < p.lastFull && now < p.nextFlush+overdueFlushes*p.env.commitEvery {
+	if p.env.commitResults && now < p.nextFlush+overdueFlushes*p.env.commitEvery &&
+		(p.committed < p.lastFull || p.committed < p.lastScoped || len(p.wanted.streams) > 0) {
 		return
 	}
 	p.flush(ctx, nil)
