@@ -119,10 +119,16 @@ func (c *committer) maybeCommit(ctx actor.Context) {
 	if n > 0 {
 		c.settle(n)
 		c.commit(ctx)
-		if c.env.commitResults {
-			// The pipeline (the parent) holds wanted commits while one is in flight.
-			ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
-		}
+	}
+}
+
+// tried tells the pipeline (the parent), which holds wanted commits while one is in
+// flight, that the epochs settled so far were committed or tried. It goes before the
+// commit's acks and hand-offs, which take a while: the next flush's answers queue
+// behind them meanwhile instead of starting after them.
+func (c *committer) tried(ctx actor.Context) {
+	if c.env.commitResults {
+		ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
 	}
 }
 
@@ -160,9 +166,14 @@ func (c *committer) commit(ctx actor.Context) {
 		}
 		c.retry, c.units, c.delivered = p, nil, nil
 	}
-	if p := c.retry; p != nil {
-		start := time.Now()
-		if err := c.env.store.Commit(p.b); err != nil {
+	p, start := c.retry, time.Now()
+	var err error
+	if p != nil {
+		err = c.env.store.Commit(p.b)
+	}
+	c.tried(ctx)
+	if p != nil {
+		if err != nil {
 			// Nothing is acknowledged, so the broker keeps every message. Intake
 			// stalls instead of losing data.
 			c.env.metrics.CommitErrors.Inc()
