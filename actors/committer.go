@@ -20,6 +20,8 @@ type committer struct {
 	early     map[uint64][]*unit       // units of epochs still waiting for replies
 	waiting   map[uint64]int           // epoch -> Flushed replies still expected (negative: early replies)
 	closed    []uint64                 // epochs whose size is known, oldest first
+	full      map[uint64]bool          // closed epochs that asked every actor with changes
+	merge     map[uint64]bool          // epochs with a Merge reply: commit only with a later full one
 	epochDone map[uint64]chan struct{} // closed once the epoch is committed (shutdown)
 	dones     []chan struct{}          // of epochs in units
 	failed    bool
@@ -36,7 +38,10 @@ type committer struct {
 const maxOpenEpochs = 8
 
 func newCommitter(e *env, device string) *committer {
-	return &committer{env: e, device: device, early: map[uint64][]*unit{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{}}
+	return &committer{
+		env: e, device: device, early: map[uint64][]*unit{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
+		full: map[uint64]bool{}, merge: map[uint64]bool{},
+	}
 }
 
 func (c *committer) Receive(ctx actor.Context) {
@@ -50,6 +55,9 @@ func (c *committer) Receive(ctx actor.Context) {
 	case *EpochClosed:
 		c.waiting[m.Epoch] += m.Expect
 		c.closed = append(c.closed, m.Epoch)
+		if m.Full {
+			c.full[m.Epoch] = true
+		}
 		if m.done != nil {
 			c.epochDone[m.Epoch] = m.done
 		}
@@ -57,7 +65,7 @@ func (c *committer) Receive(ctx actor.Context) {
 		// epoch that stays incomplete for many more lost a reply (an actor restarted
 		// mid-flush): stop waiting for it rather than stall the device. Whatever
 		// arrives for it later is committed with the next epoch.
-		for len(c.closed) > maxOpenEpochs && c.waiting[c.closed[0]] > 0 {
+		for len(c.closed) > maxOpenEpochs && (c.waiting[c.closed[0]] > 0 || c.merge[c.closed[0]]) {
 			c.env.log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
 			c.settle(1)
 		}
@@ -80,6 +88,9 @@ func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
 	}
 	c.waiting[m.Epoch] += m.Extra - 1
 	c.early[m.Epoch] = append(c.early[m.Epoch], m.Units...)
+	if m.Merge {
+		c.merge[m.Epoch] = true
+	}
 	c.maybeCommit(ctx)
 }
 
@@ -101,19 +112,32 @@ func (c *committer) dequeue(queue string, seqs []uint64) {
 // epoch is a consistent cut (a stream's watermark with the records it let through), so
 // an epoch commits whole and after the ones before it; a later epoch still waiting for
 // replies does not hold back the complete ones, which under load would stall commits
-// for good.
+// for good. An epoch with a Merge reply is not a cut by itself: it commits with the
+// next full epoch (see commit_soon.go).
 func (c *committer) maybeCommit(ctx actor.Context) {
-	n := 0
-	for n < len(c.closed) && c.waiting[c.closed[n]] <= 0 {
-		n++
+	n, held := 0, false
+	for i, e := range c.closed {
+		if c.waiting[e] > 0 {
+			break
+		}
+		held = (held || c.merge[e]) && !c.full[e]
+		if !held {
+			n = i + 1
+		}
 	}
 	if n > 0 {
 		c.settle(n)
 		c.commit(ctx)
-		if c.env.commitResults {
-			// The pipeline (the parent) holds wanted commits while one is in flight.
-			ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
-		}
+	}
+}
+
+// tried tells the pipeline (the parent), which holds wanted commits while one is in
+// flight, that the epochs settled so far were committed or tried. It goes before the
+// commit's acks and hand-offs, which take a while: the next flush's answers queue
+// behind them meanwhile instead of starting after them.
+func (c *committer) tried(ctx actor.Context) {
+	if c.env.commitResults {
+		ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
 	}
 }
 
@@ -127,6 +151,8 @@ func (c *committer) settle(n int) {
 		delete(c.early, e)
 		delete(c.waiting, e)
 		delete(c.epochDone, e)
+		delete(c.full, e)
+		delete(c.merge, e)
 		c.settled = e
 	}
 	c.closed = c.closed[n:]
@@ -149,9 +175,14 @@ func (c *committer) commit(ctx actor.Context) {
 		}
 		c.retry, c.units, c.delivered = p, nil, nil
 	}
-	if p := c.retry; p != nil {
-		start := time.Now()
-		if err := c.env.store.Commit(p.b); err != nil {
+	p, start := c.retry, time.Now()
+	var err error
+	if p != nil {
+		err = c.env.store.Commit(p.b)
+	}
+	c.tried(ctx)
+	if p != nil {
+		if err != nil {
 			// Nothing is acknowledged, so the broker keeps every message. Intake
 			// stalls instead of losing data.
 			c.env.metrics.CommitErrors.Inc()

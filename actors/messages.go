@@ -95,13 +95,20 @@ type MarkWatermark struct {
 	At        int64
 }
 
-// Flush asks an actor to hand its uncommitted changes to the committer.
-type Flush struct{ Epoch uint64 }
+// Flush asks an actor to hand its uncommitted changes to the committer. Scope is nil
+// when every actor with changes is asked; a flush for results goes only to the
+// sources of the streams in Scope, and from them to the window actors they fed (see
+// commit_soon.go).
+type Flush struct {
+	Epoch uint64
+	Scope map[string]struct{}
+}
 
 // EpochClosed tells the committer how many Flushed replies make up an epoch.
 type EpochClosed struct {
 	Epoch  uint64
 	Expect int
+	Full   bool          // every actor with changes was asked (Flush.Scope nil)
 	done   chan struct{} // closed after the epoch is committed, for shutdown
 }
 
@@ -111,10 +118,15 @@ type EpochClosed struct {
 // flush to the first of them, which hands it on as carried with its own: one message
 // to the committer fewer per source and commit.
 type Flushed struct {
-	Epoch   uint64
-	Units   []*unit // committed in the same batch
-	Extra   int
+	Epoch uint64
+	Units []*unit // committed in the same batch
+	Extra int
+	// Merge: the sender, a window actor asked by a scoped flush, was fed by a stream
+	// outside the scope since its last flush; the epoch is committed only together
+	// with a later full one, which holds that stream's state.
+	Merge   bool
 	carried *Flushed // a source's reply, applied before this one
+	flush   *Flush   // the flush a source's reply stands for when a window actor carries it
 	one     [1]*unit // holds Units when there is one (the usual case), sparing an allocation
 	main    unit     // the sender's first main unit of the flush, allocated with its reply
 }
@@ -143,7 +155,10 @@ type FlushNow struct{ Done chan struct{} }
 
 // commitWanted tells the pipeline that a window actor holds a result: it is
 // published only once committed, so it should not wait for the commit interval.
-type commitWanted struct{}
+type commitWanted struct {
+	streams []string // that fed the window actor since its last flush; none: flush every actor
+	merged  uint64   // not 0: the window actor answered this epoch with Merge, a full flush must follow it
+}
 
 // committed tells the pipeline that the committer tried to commit every epoch up
 // to Epoch, so a commit wanted meanwhile can start.

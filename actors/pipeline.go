@@ -40,7 +40,9 @@ type pipeline struct {
 	refusedLog burstLog
 	epoch      uint64
 	committed  uint64 // the newest epoch the committer tried to commit
-	wanted     bool   // a window actor holds a result: commit once no epoch is in flight
+	lastFull   uint64 // the newest epoch that asked every actor with changes
+	lastScoped uint64 // the newest epoch that asked only the sources of some streams
+	wanted     wantedCommit
 
 	nextFlush      int64
 	nextSourceTick int64
@@ -119,11 +121,11 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	case *FlushNow:
 		p.flush(ctx, m.Done)
 	case *commitWanted:
-		p.wanted = true
-		p.commitWanted(ctx)
+		p.onCommitWanted(ctx, m)
 	case *committed:
 		p.committed = max(p.committed, m.Epoch)
 		p.commitWanted(ctx)
+		p.periodicFlush(ctx, p.now)
 	}
 }
 
@@ -273,36 +275,75 @@ func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
 	if p.nextFlush == 0 {
 		p.nextFlush = t.Now + p.env.commitEvery
 	}
-	if t.Now >= p.nextFlush {
-		p.flush(ctx, nil)
-		p.nextFlush = t.Now + p.env.commitEvery
-	}
+	p.periodicFlush(ctx, t.Now)
 	p.env.metrics.Inflight.WithLabelValues(p.plan.device.ID).Set(float64(p.inflight.Load()))
 }
 
 // flush asks every source with changes, and every window actor the pipeline itself
 // sent records to, for their changes (sources pass it on to the window actors they
-// touched) and tells the committer how many direct answers make up the epoch.
+// touched) and tells the committer how many direct answers make up the epoch. It
+// answers every commit wanted so far.
 func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
+	p.wanted = wantedCommit{}
+	p.lastFull = p.epoch + 1
+	p.flushEpoch(ctx, nil, done)
+}
+
+// flushEpoch is a flush of the sources of scope's streams, or of every source with
+// changes if scope is nil.
+func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done chan struct{}) {
 	p.epoch++
-	f := &Flush{Epoch: p.epoch}
+	f := &Flush{Epoch: p.epoch, Scope: scope}
 	n := 0
-	for _, s := range p.order {
+	ask := func(s *sourceHandle) {
 		if s.dirty.Swap(false) {
 			ctx.Send(s.pid, f)
 			n++
 		}
 	}
+	if scope == nil {
+		for _, s := range p.order {
+			ask(s)
+		}
+	} else {
+		// Live only, where the order of sends to different actors means nothing.
+		for topic := range scope {
+			if s := p.sources[topic]; s != nil {
+				ask(s)
+			}
+		}
+	}
+	// A window actor the pipeline routed records to is asked if one of its streams
+	// is, for those records are in its source's state.
+	kept := p.touched[:0]
 	for _, k := range p.touched {
+		if scope != nil && !k.fedFrom(scope) {
+			kept = append(kept, k)
+			continue
+		}
 		k.touched = false
 		ctx.Send(k.pid, f)
-	}
-	if units := p.refused.take(); len(units) > 0 {
-		ctx.Send(p.committer, &Flushed{Epoch: p.epoch, Units: units})
 		n++
 	}
-	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: n + len(p.touched), done: done})
-	p.touched = p.touched[:0]
+	clear(p.touched[len(kept):])
+	p.touched = kept
+	if scope == nil {
+		if units := p.refused.take(); len(units) > 0 {
+			ctx.Send(p.committer, &Flushed{Epoch: p.epoch, Units: units})
+			n++
+		}
+	}
+	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, done: done})
+}
+
+// fedFrom reports whether one of the streams that ever fed k is in scope.
+func (k *keyRef) fedFrom(scope map[string]struct{}) bool {
+	for s := range k.streams.all() {
+		if _, ok := scope[s]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // feed records that stream fed window actor k, so a restarted source can be told

@@ -40,6 +40,7 @@ func (f *Flushed) carriesMain() bool { return slices.Contains(f.Units, &f.main) 
 // release puts f back in the pool; the committer calls it once it is done with f.
 func (f *Flushed) release() {
 	f.main.reset()
-	f.Epoch, f.Extra, f.Units, f.one[0], f.carried = 0, 0, nil, nil, nil
+	f.Epoch, f.Extra, f.Merge, f.Units, f.one[0] = 0, 0, false, nil, nil
+	f.carried, f.flush = nil, nil
 	replies.Put(f)
 }

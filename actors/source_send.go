@@ -150,6 +150,7 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	for i, b := range s.touched {
 		b.touched = false
 		if i == 0 {
+			reply.flush = f
 			ctx.Send(b.pid, reply) // the flush, and the reply to hand on
 			continue
 		}

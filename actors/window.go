@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -33,6 +34,7 @@ type window struct {
 	stateSize int                            // bytes of the largest window state encoded so far
 	pending   pendingUnits
 	restored  *persist.KeyState
+	feeders   []string // streams that sent records or watermarks since the last flush
 
 	// The flags together, packed in one word: a gateway has a window actor per key.
 	valveDirty  bool
@@ -100,10 +102,10 @@ func (w *window) receive(ctx actor.Context) {
 		w.wantCommit(ctx)
 	case *Flush:
 		w.resulted, w.commitAsked = false, false
-		w.onFlush(ctx, m.Epoch, nil)
+		w.onFlush(ctx, m, nil)
 	case *Flushed: // a source's reply, standing for its flush
 		w.resulted, w.commitAsked = false, false
-		w.onFlush(ctx, m.Epoch, m)
+		w.onFlush(ctx, m.flush, m)
 	}
 }
 
@@ -160,16 +162,14 @@ func (w *window) wantEarly(ctx actor.Context) {
 }
 
 // wantCommit asks the pipeline, once per flush, to commit as soon as it can when
-// the key holds a result: it is published only after its commit.
+// the key holds a result: it is published only after its commit. The streams that
+// fed the key since its last flush are the ones whose sources must flush with it.
 func (w *window) wantCommit(ctx actor.Context) {
 	if w.resulted && !w.commitAsked && w.env.commitResults {
 		w.commitAsked = true
-		ctx.Send(ctx.Parent(), commitWantedMsg)
+		ctx.Send(ctx.Parent(), &commitWanted{streams: slices.Clone(w.feeders)})
 	}
 }
-
-// commitWantedMsg is every commitWanted: it carries nothing.
-var commitWantedMsg = &commitWanted{}
 
 func (w *window) onWatermark(m *WatermarkEmitted) {
 	w.observe(m.Stream, m.Status, m.At)
@@ -179,6 +179,9 @@ func (w *window) onWatermark(m *WatermarkEmitted) {
 // observe feeds a stream's status to the valve and advances the operator when the
 // combined watermark moves.
 func (w *window) observe(stream string, st watermark.Status, now int64) {
+	if !slices.Contains(w.feeders, stream) {
+		w.feeders = append(w.feeders, stream)
+	}
 	if !w.valve.Has(stream) {
 		w.joined = true
 	}

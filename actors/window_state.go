@@ -96,12 +96,32 @@ func (w *window) applied(id uint64) (seen, durable bool) {
 	return err == nil && seen, true
 }
 
-func (w *window) onFlush(ctx actor.Context, epoch uint64, carried *Flushed) {
+func (w *window) onFlush(ctx actor.Context, m *Flush, carried *Flushed) {
 	w.saveState()
-	f := w.pending.flushed(epoch, 0)
+	f := w.pending.flushed(m.Epoch, 0)
 	w.settleGenerations(f.Units)
+	merge := len(f.Units) > 0 && !w.fedFrom(m.Scope)
+	f.Merge = merge
+	w.feeders = w.feeders[:0]
 	f.carried = carried
 	ctx.Send(w.committer, f)
+	if merge {
+		ctx.Send(ctx.Parent(), &commitWanted{merged: m.Epoch})
+	}
+}
+
+// fedFrom reports whether every stream that fed the key since its last flush is in
+// scope (nil: all of them). See commit_soon.go.
+func (w *window) fedFrom(scope map[string]struct{}) bool {
+	if scope == nil {
+		return true
+	}
+	for _, s := range w.feeders {
+		if _, ok := scope[s]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // maybeCloseUnit closes the main unit once it, with the windows still to be written,
