@@ -28,10 +28,10 @@ windows:
 
 const scopeT0 = 1733140000000
 
-// scopeTopology runs scopeDevice with a commit interval no test waits for and no
+// resultTopology runs device with a commit interval no test waits for and no
 // ticks: every commit is one that a result asked for.
-func scopeTopology(t *testing.T) (*topology, *persist.Store, published) {
-	dev, err := configs.ParseDevice("dev.yaml", []byte(scopeDevice))
+func resultTopology(t *testing.T, device string) (*topology, *persist.Store, published) {
+	dev, err := configs.ParseDevice("dev.yaml", []byte(device))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func savedStreams(t *testing.T, store *persist.Store) map[string]bool {
 // A result's commit asks only the sources of the streams that fed its key: a
 // stream that fed other keys only keeps its changes for a later commit.
 func TestAResultCommitsOnlyTheStreamsThatFedItsKey(t *testing.T) {
-	topo, store, pub := scopeTopology(t)
+	topo, store, pub := resultTopology(t, scopeDevice)
 	routeReading(topo, "s/3", "c", scopeT0+100)
 	routeReading(topo, "s/1", "a", scopeT0+100)
 	awaitOpen(t, topo, 2)
@@ -131,7 +131,7 @@ func TestAResultCommitsOnlyTheStreamsThatFedItsKey(t *testing.T) {
 // is committed too: a restart must not find a key's readings without the watermark
 // of the stream they came from.
 func TestAKeyFedByAStreamOutsideAResultsCommitWaitsForThatStream(t *testing.T) {
-	topo, store, pub := scopeTopology(t)
+	topo, store, pub := resultTopology(t, scopeDevice)
 	routeReading(topo, "s/2", "b", scopeT0+100)
 	awaitOpen(t, topo, 1)
 	routeReading(topo, "s/1", "b", scopeT0+200) // s/1 now feeds b as well as a

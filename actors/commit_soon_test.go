@@ -1,15 +1,10 @@
 package actors
 
 import (
-	"bytes"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/edged/edged/configs"
-	"github.com/edged/edged/persist"
 )
 
 // published hands each publish to a channel.
@@ -23,7 +18,7 @@ func (p published) Publish(_ string, _ byte, payload []byte, done func(error)) {
 // A result is committed and published as soon as its window fires, not at the next
 // commit interval: here the interval is an hour and no tick ever comes.
 func TestAResultCommitsWithoutWaitingForTheCommitInterval(t *testing.T) {
-	dev, err := configs.ParseDevice("dev.yaml", []byte(`device: d
+	topo, _, pub := resultTopology(t, `device: d
 streams:
   - name: s
     topic: s/+
@@ -33,23 +28,7 @@ streams:
     watermark: {strategy: bounded, max_out_of_orderness: 0s}
 windows:
   - {name: w, stream: s, type: tumbling, size: 1s, aggregates: [count]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &configs.Daemon{CommitInterval: time.Hour, CommitOnResult: true, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight}, Devices: []*configs.Device{dev}}
-	store, err := persist.Open(persist.Options{Durability: persist.Memory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	pub := make(published, 10)
-	topo, err := buildTopology(cfg, store, NewMetrics(), slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)), nil, pub, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(topo.system.Shutdown)
-	<-topo.restore.restored()
+`)
 
 	const t0 = 1733140000000
 	acked := make(chan struct{}, 2)
