@@ -114,9 +114,9 @@ type EpochClosed struct {
 
 // Flushed is one actor's uncommitted changes; the committer applies it atomically.
 // A source passes the flush on to the window actors it touched and says how many in
-// Extra, so the committer knows to wait for their answers. Its own reply goes as the
-// flush to the first of them, which hands it on as carried with its own: one message
-// to the committer fewer per source and commit.
+// Extra, so the committer knows to wait for their answers. When it touched one, its
+// own reply goes as the flush to that one, which hands it on as carried with its own:
+// one message to the committer fewer per source and commit.
 type Flushed struct {
 	Epoch uint64
 	Units []*unit // committed in the same batch

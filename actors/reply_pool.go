@@ -10,7 +10,7 @@ import (
 //
 // Lifetime: an actor takes a reply at its first change after a flush
 // (pendingUnits.unit), or at the flush if it has none, and sends it to its committer
-// at the flush (a source through the first window actor it flushes, which only hands
+// at the flush (a source that touched one window actor through it, which only hands
 // it on). From then on the committer owns it and puts it back once nothing reads it:
 // on receipt if its main unit is not among the units it carries (nothing changed in
 // it), else after the commit that made that unit durable handed its results and acks

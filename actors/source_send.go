@@ -144,17 +144,21 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		s.dirty = false
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))
-	if len(s.touched) == 0 {
-		ctx.Send(s.committer, reply)
-	}
-	for i, b := range s.touched {
+	// The reply tells the committer how many window answers to wait for, so it must
+	// arrive before any of them: it may ride with a window actor's answer only when
+	// that is the one answer (with two, the other could arrive first and complete the
+	// epoch without this source's state).
+	if len(s.touched) == 1 {
+		b := s.touched[0]
 		b.touched = false
-		if i == 0 {
-			reply.flush = f
-			ctx.Send(b.pid, reply) // the flush, and the reply to hand on
-			continue
+		reply.flush = f
+		ctx.Send(b.pid, reply) // the flush, and the reply to hand on
+	} else {
+		ctx.Send(s.committer, reply)
+		for _, b := range s.touched {
+			b.touched = false
+			ctx.Send(b.pid, f)
 		}
-		ctx.Send(b.pid, f)
 	}
 	s.touched = s.touched[:0]
 	// Records sent since the last flush hold their values; the next one cuts a new
