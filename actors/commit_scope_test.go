@@ -3,6 +3,7 @@ package actors
 import (
 	"bytes"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"log/slog"
 	"strings"
 	"testing"
@@ -77,9 +78,9 @@ func awaitOpen(t *testing.T, topo *topology, n float64) {
 	t.Helper()
 	g := topo.env.metrics.OpenWindows.WithLabelValues("d", "w")
 	deadline := time.Now().Add(10 * time.Second)
-	for metricValue(t, g) != n {
+	for testutil.ToFloat64(g) != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("open windows %v, want %v", metricValue(t, g), n)
+			t.Fatalf("open windows %v, want %v", testutil.ToFloat64(g), n)
 		}
 		time.Sleep(time.Millisecond) // polling a gauge
 	}

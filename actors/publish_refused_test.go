@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"log/slog"
 	"slices"
 	"testing"
@@ -53,10 +54,10 @@ func TestSinkDropsAResultWhoseTopicIsInvalidInsteadOfRetryingIt(t *testing.T) {
 	if !slices.Equal(got, []uint64{1, 2, 3}) {
 		t.Fatalf("outbox entries %v reported done, want 1, 2 and 3", got)
 	}
-	if n := metricValue(t, e.metrics.PublishRefused.WithLabelValues("local")); n != 2 {
+	if n := testutil.ToFloat64(e.metrics.PublishRefused.WithLabelValues("local")); n != 2 {
 		t.Errorf("edged_publish_refused_total{output=local} = %v, want 2", n)
 	}
-	if n := metricValue(t, e.metrics.PublishErrors); n != 0 {
+	if n := testutil.ToFloat64(e.metrics.PublishErrors); n != 0 {
 		t.Errorf("edged_publish_errors_total = %v, want 0: nothing is retried", n)
 	}
 }

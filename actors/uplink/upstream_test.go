@@ -1,12 +1,10 @@
 package uplink
 
 import (
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
@@ -203,7 +201,7 @@ func TestUpstreamFullOutboxAppliesItsPolicyAndCountsEveryDrop(t *testing.T) {
 			if got := h.seqs("up/d"); !slices.Equal(got, tt.left) {
 				t.Errorf("outbox holds %v, want %v", got, tt.left)
 			}
-			drops := upMetric(t, h.env.metrics.Dropped.WithLabelValues(tt.policy))
+			drops := testutil.ToFloat64(h.env.metrics.Dropped.WithLabelValues(tt.policy))
 			if want := float64(20 - len(tt.left)); drops != want {
 				t.Errorf("%v records counted as dropped, want %v", drops, want)
 			}
@@ -241,19 +239,6 @@ func seqRange(from, to uint64) []uint64 {
 		s = append(s, i)
 	}
 	return s
-}
-
-// upMetric reads a counter or gauge.
-func upMetric(t testing.TB, m prometheus.Metric) float64 {
-	t.Helper()
-	var d dto.Metric
-	if err := m.Write(&d); err != nil {
-		t.Fatal(err)
-	}
-	if c := d.GetCounter(); c != nil {
-		return c.GetValue()
-	}
-	return d.GetGauge().GetValue()
 }
 
 func TestUpstreamFreshActorShipsTheBacklogAPreviousRunLeft(t *testing.T) {
@@ -305,7 +290,7 @@ func TestUpstreamRetriesARefusedBatchWithoutReordering(t *testing.T) {
 	if got := conn.messages(); !slices.EqualFunc(got, want, upMessageEqual) {
 		t.Errorf("published %v, want %v", got, want)
 	}
-	if got := upMetric(t, h.env.metrics.Sent); got != 5 {
+	if got := testutil.ToFloat64(h.env.metrics.Sent); got != 5 {
 		t.Errorf("upstream sent counter %v, want 5", got)
 	}
 }
@@ -324,8 +309,8 @@ func TestUpstreamReportsOutboxSizeAgeAndConnection(t *testing.T) {
 	check := func(when string, records, size, age, up float64) {
 		t.Helper()
 		got := []float64{
-			upMetric(t, m.OutboxRecords.WithLabelValues("up/d")), upMetric(t, m.OutboxBytes.WithLabelValues("up/d")),
-			upMetric(t, m.OutboxOldest.WithLabelValues("up/d")), upMetric(t, m.Connected),
+			testutil.ToFloat64(m.OutboxRecords.WithLabelValues("up/d")), testutil.ToFloat64(m.OutboxBytes.WithLabelValues("up/d")),
+			testutil.ToFloat64(m.OutboxOldest.WithLabelValues("up/d")), testutil.ToFloat64(m.Connected),
 		}
 		if want := []float64{records, size, age, up}; !slices.Equal(got, want) {
 			t.Errorf("%s: records, bytes, oldest age (s), connected = %v, want %v", when, got, want)
@@ -353,7 +338,7 @@ func TestUpstreamDropsRecordsWhoseTopicIsInvalidAndGoesOn(t *testing.T) {
 	if left := h.seqs(outbox.UpstreamQueue("d")); len(left) != 0 {
 		t.Errorf("outbox still holds %v", left)
 	}
-	if n := upMetric(t, h.env.metrics.Refused.WithLabelValues("upstream")); n != 1 {
+	if n := testutil.ToFloat64(h.env.metrics.Refused.WithLabelValues("upstream")); n != 1 {
 		t.Errorf("edged_publish_refused_total{output=upstream} = %v, want 1", n)
 	}
 }
