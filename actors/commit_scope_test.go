@@ -3,11 +3,12 @@ package actors
 import (
 	"bytes"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"

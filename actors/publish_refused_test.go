@@ -1,13 +1,13 @@
 package actors
 
 import (
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/edged/edged/mqtt"
 )

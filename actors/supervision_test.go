@@ -3,13 +3,13 @@ package actors
 import (
 	"bytes"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"

@@ -1,10 +1,11 @@
 package uplink
 
 import (
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
