@@ -109,27 +109,16 @@ func TestUpstreamOutageAndRestartDeliverEveryRecordInOrder(t *testing.T) {
 	cfg.URL, cfg.ClientID = up.URL(), "edged-upstream"
 	dir := t.TempDir()
 	devices := []string{"a", "b"}
-	ten := slices.Repeat([]string{"s"}, 10)
 
 	h, stop := startUpEdged(t, dir, cfg)
 	upEventually(t, 10*time.Second, "edged connected to the upstream broker", h.link.Connected)
 	n := map[string]int{}
-	for range 3 {
-		for _, d := range devices {
-			h.enqueue(d, ten, n[d], 0, true)
-			n[d] += 10
-		}
-	}
+	h.enqueueRounds(devices, n, 3)
 	upEventually(t, 10*time.Second, "the first 60 records reached the cloud", func() bool { return cloud.unique() == 60 })
 
 	up.Stop()
 	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.Connected() })
-	for range 10 {
-		for _, d := range devices {
-			h.enqueue(d, ten, n[d], 0, true)
-			n[d] += 10
-		}
-	}
+	h.enqueueRounds(devices, n, 10)
 	stop() // edged stops during the outage; its outbox is on disk
 
 	_, stop = startUpEdged(t, dir, cfg)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,19 @@ func (h *upHarness) enqueue(device string, streams []string, first int, at int64
 		h.system.Root.Send(h.pid, &outbox.Enqueued{Queue: q, Entries: entries, ReplyTo: h.committer})
 	}
 	return entries
+}
+
+// enqueueRounds enqueues rounds of ten records for each device in turn, numbering
+// each device's records on from n[device].
+func (h *upHarness) enqueueRounds(devices []string, n map[string]int, rounds int) {
+	h.t.Helper()
+	ten := slices.Repeat([]string{"s"}, 10)
+	for range rounds {
+		for _, d := range devices {
+			h.enqueue(d, ten, n[d], 0, true)
+			n[d] += 10
+		}
+	}
 }
 
 func (h *upHarness) tick(now int64) { h.system.Root.Send(h.pid, &outbox.Tick{Now: now}) }

@@ -49,27 +49,16 @@ func TestJetStreamUplinkStoresEveryRecordOnceThroughAnOutageAndRestarts(t *testi
 	cfg := natsUpConfig(srv.URL(), true)
 	dir := t.TempDir()
 	devices := []string{"a", "b"}
-	ten := slices.Repeat([]string{"s"}, 10)
 
 	h, stop := startUpEdged(t, dir, cfg)
 	upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.Connected)
 	n := map[string]int{}
-	for range 3 {
-		for _, d := range devices {
-			h.enqueue(d, ten, n[d], 0, true)
-			n[d] += 10
-		}
-	}
+	h.enqueueRounds(devices, n, 3)
 	upEventually(t, 10*time.Second, "the first 60 records stored", func() bool { return srv.Count("UP") == 60 })
 
 	srv.Kill()
 	upEventually(t, 10*time.Second, "edged saw the uplink drop", func() bool { return !h.link.Connected() })
-	for range 10 {
-		for _, d := range devices {
-			h.enqueue(d, ten, n[d], 0, true)
-			n[d] += 10
-		}
-	}
+	h.enqueueRounds(devices, n, 10)
 	stop() // edged stops during the outage; its outbox is on disk
 
 	_, stop = startUpEdged(t, dir, cfg)
