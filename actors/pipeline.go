@@ -27,6 +27,8 @@ type pipeline struct {
 	log      *slog.Logger
 
 	committer  *actor.PID
+	srcDefs    []*sourceDef             // by stream definition, made once the committer exists
+	winDefs    []*windowDef             // by window definition
 	props      *actor.Props             // spawns every source and window actor: see spawn
 	spawning   actor.Actor              // the actor props starts next
 	sources    map[string]*sourceHandle // by concrete topic
@@ -137,6 +139,14 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
 	p.direct.Clear() // a restarted pipeline's sources are new actors
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
+	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
+	for i := range p.plan.streams {
+		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer}
+	}
+	p.winDefs = make([]*windowDef, len(p.plan.windows))
+	for i := range p.plan.windows {
+		p.winDefs[i] = newWindowDef(p.env, dev, &p.plan.windows[i], p.committer)
+	}
 	p.pending.began = time.Now()
 	ix, err := p.env.store.LoadIndex(dev)
 	if err != nil {
@@ -361,10 +371,8 @@ func (p *pipeline) feed(stream string, k *keyRef) bool {
 // first incarnation only; one restarted after a panic reloads its state from the store,
 // since what it had in memory since the last commit was never acknowledged.
 func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restored *watermark.GeneratorState) *sourceHandle {
-	dev := p.plan.device.ID
-	sp := &p.plan.streams[def]
 	h := &sourceHandle{}
-	h.pid = p.spawn(ctx, newSource(p.env, dev, topic, sp, p.committer, h, restored, false), "src:"+topic)
+	h.pid = p.spawn(ctx, newSource(p.srcDefs[def], topic, h, restored, false), "src:"+topic)
 	p.sources[topic] = h
 	p.order = append(p.order, h)
 	for _, k := range p.fedBy[topic] {
@@ -374,9 +382,8 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 }
 
 func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
-	dev := p.plan.device.ID
-	wp := &p.plan.windows[id.win]
-	pid := p.spawn(ctx, newWindow(p.env, dev, wp, id.key, p.committer, restored, false), "win:"+wp.cfg.Name+":"+id.key)
+	def := p.winDefs[id.win]
+	pid := p.spawn(ctx, newWindow(def, id.key, restored, false), "win:"+def.plan.cfg.Name+":"+id.key)
 	k := &keyRef{id: id, pid: pid}
 	p.keys[id] = k
 	return k

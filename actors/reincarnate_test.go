@@ -21,11 +21,11 @@ func TestARestartedActorReloadsItsStateFromTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &sourceHandle{}
-	s := newSource(topo.env, "d", "t/a", &p.streams[0], nil, h, &watermark.GeneratorState{}, false)
-	if next := s.Reincarnate().(*source); next == s || !next.reload || next.restored != nil || next.handle != h || next.topic != "t/a" {
+	s := newSource(&sourceDef{env: topo.env, device: "d", plan: &p.streams[0]}, "t/a", h, &watermark.GeneratorState{}, false)
+	if next := s.Reincarnate().(*source); next == s || !next.reload || next.restored != nil || next.handle != h || next.stream() != "t/a" {
 		t.Errorf("the restarted source is %+v", next)
 	}
-	w := newWindow(topo.env, "d", &p.windows[0], "a", nil, &persist.KeyState{}, false)
+	w := newWindow(newWindowDef(topo.env, "d", &p.windows[0], nil), "a", &persist.KeyState{}, false)
 	if next := w.Reincarnate().(*window); next == w || !next.reload || next.restored != nil || next.key != "a" || next.plan != w.plan {
 		t.Errorf("the restarted window actor is %+v", next)
 	}

@@ -17,12 +17,8 @@ import (
 // stream's watermark generator, and sends records and watermark changes to the window
 // actors of their keys (through the pipeline until it has a key's address).
 type source struct {
-	env       *env
-	device    string
-	topic     string
-	plan      *streamPlan
-	committer *actor.PID
-	handle    *sourceHandle
+	*sourceDef
+	handle *sourceHandle
 
 	bound     smallMap[keyID, *boundKey] // window actors this stream feeds
 	lastBound *boundKey                  // the one boundTo found last
@@ -47,10 +43,24 @@ type source struct {
 	delays *delayStats
 }
 
-func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
-	st := e.metrics.Streams.topic(device, p.cfg.Name, topic)
+// sourceDef is what the source actors of one stream definition in one pipeline
+// share: held once, not in each of a gateway's thousands of topics.
+type sourceDef struct {
+	env       *env
+	device    string
+	plan      *streamPlan
+	committer *actor.PID
+}
+
+// stream is the concrete topic the source reads: its statistics hold the name, so the
+// source need not.
+func (s *source) stream() string { return s.stats.topic }
+
+func newSource(def *sourceDef, topic string, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
+	e, p := def.env, def.plan
+	st := e.metrics.Streams.topic(def.device, p.cfg.Name, topic)
 	return &source{
-		env: e, device: device, topic: topic, plan: p, committer: committer, handle: h,
+		sourceDef: def, handle: h,
 		gen:      watermark.NewGenerator(p.wm),
 		ext:      p.ext.Fork(),
 		restored: restored,
@@ -64,7 +74,7 @@ func newSource(e *env, device, topic string, p *streamPlan, committer *actor.PID
 // Reincarnate is the source that takes over after a panic: it reloads its state from
 // the store, since what it had in memory since the last commit was never acknowledged.
 func (s *source) Reincarnate() actor.Actor {
-	return newSource(s.env, s.device, s.topic, s.plan, s.committer, s.handle, nil, true)
+	return newSource(s.sourceDef, s.stream(), s.handle, nil, true)
 }
 
 func (s *source) Receive(ctx actor.Context) {
@@ -72,7 +82,7 @@ func (s *source) Receive(ctx actor.Context) {
 	case *actor.Started:
 		if s.reload {
 			s.loadSaved()
-			ctx.Send(ctx.Parent(), &sourceRestarted{stream: s.topic})
+			ctx.Send(ctx.Parent(), &sourceRestarted{stream: s.stream()})
 		}
 	case *keyBound:
 		s.onKeyBound(ctx, m)
@@ -90,7 +100,7 @@ func (s *source) Receive(ctx actor.Context) {
 }
 
 func (s *source) loadSaved() {
-	st, ok, err := s.env.store.LoadStream(s.device, s.topic)
+	st, ok, err := s.env.store.LoadStream(s.device, s.stream())
 	if err != nil {
 		panic(err)
 	}
@@ -125,7 +135,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	}
 	if err := s.ext.Extract(m.Topic, m.Payload, s.reading); err != nil {
 		s.stats.decodeErrors.Inc()
-		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.topic, "err", err)
+		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.stream(), "err", err)
 		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
 		return
 	}
@@ -161,15 +171,15 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 // its ack until that is durable.
 func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	if m.Duplicate {
-		if seen, err := s.env.store.HasMark(s.device, "", s.topic, id); err == nil && seen {
+		if seen, err := s.env.store.HasMark(s.device, "", s.stream(), id); err == nil && seen {
 			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
 			u := s.pending.unit()
 			u.acks = append(u.acks, m.ack)
 			return
 		}
 	}
-	s.env.metrics.Late.WithLabelValues(s.device, s.topic, l.Reason).Inc()
-	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.topic, m.At, m.Payload
+	s.env.metrics.Late.WithLabelValues(s.device, s.stream(), l.Reason).Inc()
+	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.stream(), m.At, m.Payload
 	if s.env.late == nil {
 		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
 		u := s.pending.unit()
@@ -179,10 +189,10 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	u := s.pending.spillUnit()
 	u.addOutbox(outboxPut{
 		queue: outbox.UpstreamQueue(s.device),
-		entry: outboxEntry{Topic: "late/" + s.topic, QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
+		entry: outboxEntry{Topic: "late/" + s.stream(), QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
 	})
 	if m.QoS > 0 {
-		u.marks = append(u.marks, markPut{key: s.topic, id: id})
+		u.marks = append(u.marks, markPut{key: s.stream(), id: id})
 	}
 	u.acks = append(u.acks, m.ack)
 }

@@ -39,14 +39,14 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	r := s.reading
 	rec := &m.rec
 	*rec = RecordDecoded{
-		Stream: s.topic, Key: r.Key, TS: r.TS, Status: s.status(),
+		Stream: s.stream(), Key: r.Key, TS: r.TS, Status: s.status(),
 		ID: id, QoS: m.QoS, Dup: m.Duplicate, Payload: m.Payload, Arrived: m.At, ack: m.ack,
 	}
 	rec.Values = s.values(rec.valueBuf[:0], r.Values)
 	if s.env.traceWatermark != nil {
 		// The record carries the watermark it moved to the window actors, which may
 		// fire on it before the next periodic emit: the trace must show it first.
-		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: rec.Status, At: m.At})
+		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.stream(), Status: rec.Status, At: m.At})
 	}
 	m.ack.add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
@@ -82,7 +82,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 	s.bound.set(m.id, b)
 	s.fed = append(s.fed, b)
 	s.touch(b)
-	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.topic, Status: s.status(), At: s.now})
+	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.stream(), Status: s.status(), At: s.now})
 }
 
 func (s *source) touch(b *boundKey) {
@@ -123,12 +123,12 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	}
 	s.stats.idle.Set(b2f(st.Idle))
 	if s.env.traceWatermark != nil {
-		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.topic, Status: st, At: now})
+		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.stream(), Status: st, At: now})
 	}
 	if len(s.fed) == 0 {
 		return
 	}
-	wm := takeWatermark(s.topic, st, now, len(s.fed))
+	wm := takeWatermark(s.stream(), st, now, len(s.fed))
 	for _, b := range s.fed {
 		s.touch(b)
 		ctx.Send(b.pid, wm) // the last send may put wm back: nothing of it is read after
@@ -140,7 +140,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 // The flush message itself is passed on: messages are read-only once sent.
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
-		s.pending.unit().setStream(streamPut{device: s.device, stream: s.topic, state: s.gen.State()})
+		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: s.gen.State()})
 		s.dirty = false
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))

@@ -17,12 +17,8 @@ import (
 // watermarks of the streams that fed it, so a silent or skewed sensor holds back only
 // the keys it feeds.
 type window struct {
-	env       *env
-	device    string
-	plan      *windowPlan
-	key       string
-	committer *actor.PID
-	topic     string // rendered output topic; "" publishes nothing locally
+	*windowDef
+	key string
 
 	op    *windows.Operator
 	valve *watermark.Valve
@@ -45,24 +41,37 @@ type window struct {
 	resulted    bool // a result waits for the next flush
 	commitAsked bool // a commitWanted is out and the flush has not come
 	reload      bool
+}
 
+// windowDef is what the window actors of one definition in one pipeline share: held
+// once, not in each of a gateway's thousands of keys.
+type windowDef struct {
+	env         *env
+	device      string
+	plan        *windowPlan
+	committer   *actor.PID
 	firings     prometheus.Counter
 	lateUpdates prometheus.Counter
 	openGauge   prometheus.Gauge
 }
 
-func newWindow(e *env, device string, p *windowPlan, key string, committer *actor.PID, restored *persist.KeyState, reload bool) *window {
+func newWindowDef(e *env, device string, p *windowPlan, committer *actor.PID) *windowDef {
 	m := e.metrics
-	return &window{
-		env: e, device: device, plan: p, key: key, committer: committer,
-		topic:       p.topic.render(key),
-		op:          windows.NewOperator(p.op),
-		valve:       watermark.NewValve(),
-		restored:    restored,
-		reload:      reload,
+	return &windowDef{
+		env: e, device: device, plan: p, committer: committer,
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
 		lateUpdates: m.LateUpdates.WithLabelValues(device, p.cfg.Name),
 		openGauge:   m.OpenWindows.WithLabelValues(device, p.cfg.Name),
+	}
+}
+
+func newWindow(def *windowDef, key string, restored *persist.KeyState, reload bool) *window {
+	return &window{
+		windowDef: def, key: key,
+		op:       windows.NewOperator(def.plan.op),
+		valve:    watermark.NewValve(),
+		restored: restored,
+		reload:   reload,
 	}
 }
 
@@ -70,7 +79,7 @@ func newWindow(e *env, device string, p *windowPlan, key string, committer *acto
 // key's state from the store, since what it had in memory since the last commit was
 // never acknowledged.
 func (w *window) Reincarnate() actor.Actor {
-	return newWindow(w.env, w.device, w.plan, w.key, w.committer, nil, true)
+	return newWindow(w.windowDef, w.key, nil, true)
 }
 
 func (w *window) Receive(ctx actor.Context) {
@@ -231,7 +240,7 @@ func (w *window) drain(now int64) {
 		payload := w.env.produced(appendResult(nil, w.device, w.plan.cfg.Name, res, now))
 		w.pending.unit().addOutbox(outboxPut{
 			queue: resultsQueue(w.device),
-			entry: outboxEntry{Topic: w.topic, QoS: w.plan.cfg.Output.QoS, Payload: payload},
+			entry: outboxEntry{Topic: w.plan.topic.render(w.key), QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
 			w.pending.unit().addOutbox(outboxPut{
