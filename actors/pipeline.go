@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,16 +22,15 @@ type pipeline struct {
 	env      *env
 	plan     *plan
 	inflight *inflight
-	direct   *sync.Map // topic -> *sourceHandle, the router's cache; cleared on restart
+	sources  *sourceIndex // shared with the router
 	log      *slog.Logger
 
 	committer  *actor.PID
-	srcDefs    []*sourceDef             // by stream definition, made once the committer exists
-	winDefs    []*windowDef             // by window definition
-	props      *actor.Props             // spawns every source and window actor: see spawn
-	spawning   actor.Actor              // the actor props starts next
-	sources    map[string]*sourceHandle // by concrete topic
-	order      []*sourceHandle          // spawn order: ticks and flushes go out deterministically
+	srcDefs    []*sourceDef    // by stream definition, made once the committer exists
+	winDefs    []*windowDef    // by window definition
+	props      *actor.Props    // spawns every source and window actor: see spawn
+	spawning   actor.Actor     // the actor props starts next
+	order      []*sourceHandle // spawn order: ticks and flushes go out deterministically
 	keys       map[keyID]*keyRef
 	pending    pendingRestore       // saved streams and keys not restored yet (restore.go)
 	fedBy      map[string][]*keyRef // stream -> window actors it fed, first-fed order
@@ -79,14 +77,13 @@ type keyID struct {
 	key string
 }
 
-func newPipeline(e *env, p *plan, inflight *inflight, direct *sync.Map) *pipeline {
+func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex) *pipeline {
 	return &pipeline{
 		env:        e,
 		plan:       p,
 		inflight:   inflight,
-		direct:     direct,
+		sources:    sources,
 		log:        e.log.With("device", p.device.ID),
-		sources:    map[string]*sourceHandle{},
 		keys:       map[keyID]*keyRef{},
 		pending:    pendingRestore{perWin: make([]int, len(p.windows))},
 		fedBy:      map[string][]*keyRef{},
@@ -137,7 +134,7 @@ func (p *pipeline) Receive(ctx actor.Context) {
 // while edged was down fire on the first advance.
 func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
-	p.direct.Clear() // a restarted pipeline's sources are new actors
+	p.sources.reset() // a restarted pipeline's sources are new actors
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
 	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
 	for i := range p.plan.streams {
@@ -228,7 +225,7 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 	k := p.savedKey(ctx, id)
 	if k == nil && p.env.maxKeys > 0 && p.keyCount[m.win] >= p.env.maxKeys {
 		p.refuseKey(m)
-		if src := p.sources[m.rec.Stream]; src != nil {
+		if src := p.sources.get(m.rec.Stream); src != nil {
 			ctx.Send(src.pid, &keyBound{id: id, seq: m.seq})
 		}
 		return
@@ -244,7 +241,7 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 	}
 	ctx.Send(k.pid, m.rec)
 	p.feed(m.rec.Stream, k)
-	if src := p.sources[m.rec.Stream]; src != nil {
+	if src := p.sources.get(m.rec.Stream); src != nil {
 		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid, seq: m.seq})
 	}
 }
@@ -252,7 +249,7 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 // bind tells a stream's source the address of a window actor it fed before (restored
 // state, a restarted source).
 func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
-	if src := p.sources[stream]; src != nil {
+	if src := p.sources.get(stream); src != nil {
 		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid})
 	}
 }
@@ -318,7 +315,7 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 	} else {
 		// Live only, where the order of sends to different actors means nothing.
 		for topic := range scope {
-			if s := p.sources[topic]; s != nil {
+			if s := p.sources.get(topic); s != nil {
 				ask(s)
 			}
 		}
@@ -373,7 +370,7 @@ func (p *pipeline) feed(stream string, k *keyRef) bool {
 func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restored *watermark.GeneratorState) *sourceHandle {
 	h := &sourceHandle{}
 	h.pid = p.spawn(ctx, newSource(p.srcDefs[def], topic, h, restored, false), "src:"+topic)
-	p.sources[topic] = h
+	p.sources.add(topic, h)
 	p.order = append(p.order, h)
 	for _, k := range p.fedBy[topic] {
 		p.bind(ctx, topic, k)

@@ -241,7 +241,7 @@ func (p *pipeline) restoreNextStream(ctx actor.Context) {
 // source returns the source actor of a topic: running, restored from its saved
 // state, or new.
 func (p *pipeline) source(ctx actor.Context, topic string, def int) *sourceHandle {
-	if src := p.sources[topic]; src != nil {
+	if src := p.sources.get(topic); src != nil {
 		return src
 	}
 	if i := p.pending.stream(topic); i >= 0 {

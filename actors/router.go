@@ -3,7 +3,6 @@ package actors
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,8 +29,8 @@ type router struct {
 
 type routedDevice struct {
 	plan        *plan
-	pid         *actor.PID // the pipeline
-	sources     *sync.Map  // topic -> *sourceHandle; the pipeline clears it when it restarts
+	pid         *actor.PID   // the pipeline
+	sources     *sourceIndex // the pipeline's, read to send straight to a source
 	inflight    *inflight
 	maxInflight int64
 	overload    func()
@@ -175,8 +174,8 @@ func (r *router) waitForRoom(d *routedDevice) {
 // source returns the source actor of a topic, asking the pipeline to spawn it the
 // first time.
 func (r *router) source(d *routedDevice, topic string) (*actor.PID, error) {
-	if h, ok := d.sources.Load(topic); ok {
-		return h.(*sourceHandle).pid, nil
+	if h := d.sources.get(topic); h != nil {
+		return h.pid, nil
 	}
 	if err := r.waitRestored(d); err != nil {
 		return nil, err
@@ -185,9 +184,7 @@ func (r *router) source(d *routedDevice, topic string) (*actor.PID, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the source of %s: %w", topic, err)
 	}
-	h := res.(*sourceHandle)
-	d.sources.Store(topic, h)
-	return h.pid, nil
+	return res.(*sourceHandle).pid, nil
 }
 
 // waitRestored holds intake until the device's pipeline has read its saved state.

@@ -84,16 +84,16 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 // before it takes a message.
 func (t *topology) spawnDevice(p *plan, limits configs.Limits) (*actor.PID, routedDevice, error) {
 	e := t.env
-	inflight, direct := newInflight(), &sync.Map{}
+	inflight, sources := newInflight(), newSourceIndex()
 	dev := p.device.ID
-	produce, restored := t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, direct) })
+	produce, restored := t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, sources) })
 	props := e.props(produce, actor.WithSupervisor(newSupervisor(e.log, dev)))
 	pid, err := t.system.Root.SpawnNamed(props, "device:"+dev)
 	if err != nil {
 		return nil, routedDevice{}, fmt.Errorf("starting device %s: %w", dev, err)
 	}
 	return pid, routedDevice{
-		plan: p, pid: pid, inflight: inflight, sources: direct, restored: restored,
+		plan: p, pid: pid, inflight: inflight, sources: sources, restored: restored,
 		maxInflight: int64(limits.MaxInflight), overload: e.metrics.Overload.WithLabelValues(dev).Inc,
 	}, nil
 }
