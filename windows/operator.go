@@ -36,9 +36,7 @@ type Operator struct {
 	wm       int64
 	keys     keyStates
 	timers   timerQueue
-	seq      int64    // arrival number of the next applied record
-	assigned []Window // scratch for Assign
-	touched  []*windowState
+	seq      int64      // arrival number of the next applied record
 	changed  []earlyRef // windows that changed since they last emitted, for FireEarly
 }
 
@@ -93,13 +91,13 @@ func (o *Operator) SetWatermark(wm int64) { o.wm = wm }
 // dropped (counted in out.Dropped) otherwise. A window that already fired
 // fires again at once, as a LateUpdate with the next revision.
 func (o *Operator) OnRecord(key string, r Record, out *Output) Verdict {
-	o.assigned = o.asg.Assign(r.TS, o.assigned[:0])
+	out.assigned = o.asg.Assign(r.TS, out.assigned[:0])
 	if o.asg.Merging() {
 		return o.onSessionRecord(key, &r, out)
 	}
 	var ks *keyState
 	applied := false
-	for _, w := range o.assigned {
+	for _, w := range out.assigned {
 		if w.cleanupTime(o.lateness) <= o.wm {
 			continue
 		}
@@ -129,7 +127,7 @@ func (o *Operator) OnRecord(key string, r Record, out *Output) Verdict {
 
 func (o *Operator) reject(key string, ts int64, out *Output) Verdict {
 	if watermark.AddSat(ts, o.lateness) <= o.wm {
-		out.Late = append(out.Late, Late{Key: key, TS: ts, Watermark: o.wm, Missed: slices.Clone(o.assigned)})
+		out.Late = append(out.Late, Late{Key: key, TS: ts, Watermark: o.wm, Missed: slices.Clone(out.assigned)})
 		return LateOutput
 	}
 	out.Dropped++

@@ -82,6 +82,11 @@ type Output struct {
 	Dropped int   // records too late for any window yet not late enough for the late output
 	Updated []Ref // windows whose persisted form changed (added to, fired, merged into)
 	Purged  []Ref // windows that no longer exist (purged, merged away)
+
+	// Scratch of OnRecord's, here rather than in the Operator: a caller reuses one
+	// Output across its operators, while a gateway has an operator per key.
+	assigned []Window
+	touched  []*windowState
 }
 
 // Reset empties the output, keeping its capacity.

@@ -8,7 +8,7 @@ import "slices"
 // merged window, so a late record that bridges into a live session joins it,
 // unless it would move that session's start earlier (see below).
 func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
-	nw := o.assigned[0]
+	nw := out.assigned[0]
 	ks := o.keys.get(key)
 	var lo, hi int // ks.wins[lo:hi] intersect nw; they are contiguous
 	if ks != nil {
@@ -51,8 +51,8 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	// a start the merged window does not keep are retracted, so a
 	// downstream table does not count their records twice. (Discarding
 	// windows emitted deltas, which stay valid: nothing to retract.)
-	o.touched = append(o.touched[:0], ks.wins[lo:hi]...)
-	for _, ws := range o.touched {
+	out.touched = append(out.touched[:0], ks.wins[lo:hi]...)
+	for _, ws := range out.touched {
 		out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
 		if ws.emitted && ws.w.Start != cover.Start && !o.discard {
 			out.Results = append(out.Results, Result{Key: ks.key, Window: ws.w, Revision: ws.fires,
@@ -63,7 +63,7 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 			first.fires = max(first.fires, ws.fires)
 		}
 	}
-	clear(o.touched)
+	clear(out.touched)
 	ks.wins = slices.Delete(ks.wins, lo+1, hi)
 	first.emitted = first.emitted && first.w.Start == cover.Start
 	first.w = cover
