@@ -50,7 +50,7 @@ func bounded(size int, dropping bool, mailboxStats ...MailboxMiddleware) Mailbox
 		return &defaultMailbox{
 			systemMailbox: mpsc.New(),
 			userMailbox:   q,
-			middlewares:   mailboxStats,
+			middlewares:   middlewaresOf(mailboxStats),
 		}
 	}
 }

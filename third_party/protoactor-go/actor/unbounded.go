@@ -6,7 +6,7 @@ import (
 )
 
 type unboundedMailboxQueue struct {
-	userMailbox *goring.Queue
+	userMailbox goring.Queue
 }
 
 func (q *unboundedMailboxQueue) Push(m interface{}) {
@@ -24,15 +24,17 @@ func (q *unboundedMailboxQueue) Pop() interface{} {
 
 // Unbounded returns a producer which creates an unbounded mailbox
 func Unbounded(mailboxStats ...MailboxMiddleware) MailboxProducer {
+	middlewares := middlewaresOf(mailboxStats)
 	return func() Mailbox {
-		q := &unboundedMailboxQueue{
-			userMailbox: goring.New(4),
-		}
-
-		return &defaultMailbox{
-			systemMailbox: mpsc.New(),
-			userMailbox:   q,
-			middlewares:   mailboxStats,
-		}
+		// One allocation for the mailbox and its queue: every actor has both.
+		mb := &struct {
+			defaultMailbox
+			q unboundedMailboxQueue
+		}{}
+		mb.q.userMailbox.Init(4)
+		mb.systemMailbox = mpsc.New()
+		mb.userMailbox = &mb.q
+		mb.middlewares = middlewares
+		return &mb.defaultMailbox
 	}
 }

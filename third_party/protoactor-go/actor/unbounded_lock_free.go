@@ -11,7 +11,7 @@ func UnboundedLockfree(mailboxStats ...MailboxMiddleware) MailboxProducer {
 		return &defaultMailbox{
 			userMailbox:   mpsc.New(),
 			systemMailbox: mpsc.New(),
-			middlewares:   mailboxStats,
+			middlewares:   middlewaresOf(mailboxStats),
 		}
 	}
 }

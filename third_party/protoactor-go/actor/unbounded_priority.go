@@ -1,15 +1,14 @@
 package actor
 
 import (
-	"github.com/asynkron/protoactor-go/internal/queue/goring"
 	"github.com/asynkron/protoactor-go/internal/queue/mpsc"
 )
 
 func NewPriorityGoringQueue() *priorityQueue {
 	return NewPriorityQueue(func() queue {
-		return &unboundedMailboxQueue{
-			userMailbox: goring.New(10),
-		}
+		q := &unboundedMailboxQueue{}
+		q.userMailbox.Init(10)
+		return q
 	})
 }
 
@@ -19,7 +18,7 @@ func UnboundedPriority(mailboxStats ...MailboxMiddleware) MailboxProducer {
 		return &defaultMailbox{
 			systemMailbox: mpsc.New(),
 			userMailbox:   NewPriorityGoringQueue(),
-			middlewares:   mailboxStats,
+			middlewares:   middlewaresOf(mailboxStats),
 		}
 	}
 }
@@ -35,7 +34,7 @@ func UnboundedPriorityMpsc(mailboxStats ...MailboxMiddleware) MailboxProducer {
 		return &defaultMailbox{
 			systemMailbox: mpsc.New(),
 			userMailbox:   NewPriorityMpscQueue(),
-			middlewares:   mailboxStats,
+			middlewares:   middlewaresOf(mailboxStats),
 		}
 	}
 }

@@ -20,16 +20,10 @@ type Queue struct {
 	lock    sync.Mutex
 }
 
-func New(initialSize int64) *Queue {
-	return &Queue{
-		content: ringBuffer{
-			buffer: make([]interface{}, initialSize),
-			head:   0,
-			tail:   0,
-			mod:    initialSize,
-		},
-		len: 0,
-	}
+// Init makes q an empty queue with room for initialSize-1 items, for a Queue held by
+// value.
+func (q *Queue) Init(initialSize int64) {
+	q.content = ringBuffer{buffer: make([]interface{}, initialSize), mod: initialSize}
 }
 
 func (q *Queue) Push(item interface{}) {
