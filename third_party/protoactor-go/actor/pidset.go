@@ -1,19 +1,13 @@
 package actor
 
+// PIDSet indexes its PIDs by Id alone: this copy has no remoting, so every PID names
+// an actor of the one local system, and a pipeline's set holds an entry per sensor.
 type PIDSet struct {
 	pids   []*PID
-	lookup map[pidKey]int
+	lookup map[string]int32
 }
 
-// pidKey is used as a key in the lookup map to avoid allocations.
-type pidKey struct {
-	address string
-	id      string
-}
-
-func (p *PIDSet) key(pid *PID) pidKey {
-	return pidKey{address: pid.Address, id: pid.Id}
-}
+func (p *PIDSet) key(pid *PID) string { return pid.Id }
 
 // NewPIDSet returns a new PIDSet with the given pids.
 func NewPIDSet(pids ...*PID) *PIDSet {
@@ -26,13 +20,13 @@ func NewPIDSet(pids ...*PID) *PIDSet {
 
 func (p *PIDSet) ensureInit() {
 	if p.lookup == nil {
-		p.lookup = make(map[pidKey]int)
+		p.lookup = make(map[string]int32)
 	}
 }
 
 func (p *PIDSet) indexOf(v *PID) int {
 	if idx, ok := p.lookup[p.key(v)]; ok {
-		return idx
+		return int(idx)
 	}
 
 	return -1
@@ -51,7 +45,7 @@ func (p *PIDSet) Add(v *PID) {
 	}
 
 	p.pids = append(p.pids, v)
-	p.lookup[p.key(v)] = len(p.pids) - 1
+	p.lookup[p.key(v)] = int32(len(p.pids) - 1)
 }
 
 // Remove removes v from the set and returns true if them element existed.
@@ -67,7 +61,7 @@ func (p *PIDSet) Remove(v *PID) bool {
 		lastPID := p.pids[len(p.pids)-1]
 
 		p.pids[i] = lastPID
-		p.lookup[p.key(lastPID)] = i
+		p.lookup[p.key(lastPID)] = int32(i)
 	}
 
 	p.pids = p.pids[:len(p.pids)-1]
@@ -83,7 +77,7 @@ func (p *PIDSet) Len() int {
 // Clear removes all the elements in the set.
 func (p *PIDSet) Clear() {
 	p.pids = p.pids[:0]
-	p.lookup = make(map[pidKey]int)
+	p.lookup = make(map[string]int32)
 }
 
 // Empty reports whether the set is empty.
