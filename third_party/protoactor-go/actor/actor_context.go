@@ -26,6 +26,7 @@ const (
 type actorContextExtras struct {
 	children            PIDSet
 	receiveTimeoutTimer *time.Timer
+	receiveTimeout      time.Duration // here, not in actorContext: few actors set one
 	rs                  *RestartStatistics
 	stash               *linkedliststack.Stack
 	watchers            PIDSet
@@ -104,7 +105,6 @@ type actorContext struct {
 	props             *Props
 	parent            *PID
 	self              *PID
-	receiveTimeout    time.Duration
 	messageOrEnvelope interface{}
 	state             int32
 }
@@ -171,7 +171,10 @@ func (ctx *actorContext) Actor() Actor {
 }
 
 func (ctx *actorContext) ReceiveTimeout() time.Duration {
-	return ctx.receiveTimeout
+	if ctx.extras == nil {
+		return 0
+	}
+	return ctx.extras.receiveTimeout
 }
 
 func (ctx *actorContext) Children() []*PID {
@@ -220,13 +223,11 @@ func (ctx *actorContext) SetReceiveTimeout(d time.Duration) {
 		d = 0
 	}
 
-	if d == ctx.receiveTimeout {
+	if d == ctx.ReceiveTimeout() {
 		return
 	}
 
-	ctx.receiveTimeout = d
-
-	ctx.ensureExtras()
+	ctx.ensureExtras().receiveTimeout = d
 	ctx.extras.stopReceiveTimeoutTimer()
 
 	if d > 0 {
@@ -244,7 +245,7 @@ func (ctx *actorContext) CancelReceiveTimeout() {
 	}
 
 	ctx.extras.killReceiveTimeoutTimer()
-	ctx.receiveTimeout = 0
+	ctx.extras.receiveTimeout = 0
 }
 
 func (ctx *actorContext) receiveTimeoutHandler() {
@@ -474,7 +475,7 @@ func (ctx *actorContext) InvokeUserMessage(md interface{}) {
 	}
 
 	influenceTimeout := true
-	if ctx.receiveTimeout > 0 {
+	if ctx.ReceiveTimeout() > 0 {
 		_, influenceTimeout = md.(NotInfluenceReceiveTimeout)
 		influenceTimeout = !influenceTimeout
 
@@ -505,8 +506,8 @@ func (ctx *actorContext) InvokeUserMessage(md interface{}) {
 		ctx.processMessage(md)
 	}
 
-	if ctx.receiveTimeout > 0 && influenceTimeout {
-		ctx.extras.resetReceiveTimeoutTimer(ctx.receiveTimeout)
+	if d := ctx.ReceiveTimeout(); d > 0 && influenceTimeout {
+		ctx.extras.resetReceiveTimeoutTimer(d)
 	}
 }
 
