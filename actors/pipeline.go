@@ -32,11 +32,11 @@ type pipeline struct {
 	spawning   actor.Actor     // the actor props starts next
 	order      []*sourceHandle // spawn order: ticks and flushes go out deterministically
 	keys       map[keyID]*keyRef
-	pending    pendingRestore       // saved streams and keys not restored yet (restore.go)
-	fedBy      map[string][]*keyRef // stream -> window actors it fed, first-fed order
-	touched    []*keyRef            // window actors sent records through the pipeline since the last flush
-	keyCount   []int                // keys per window definition, those still restoring included
-	refused    pendingUnits         // readings of keys past the limit, on their way to the late output
+	pending    pendingRestore // saved streams and keys not restored yet (restore.go)
+	fedBy      fedBy
+	touched    []*keyRef    // window actors sent records through the pipeline since the last flush
+	keyCount   []int        // keys per window definition, those still restoring included
+	refused    pendingUnits // readings of keys past the limit, on their way to the late output
 	refusedLog burstLog
 	epoch      uint64
 	committed  uint64 // the newest epoch the committer tried to commit
@@ -86,7 +86,7 @@ func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex) *pip
 		log:        e.log.With("device", p.device.ID),
 		keys:       map[keyID]*keyRef{},
 		pending:    pendingRestore{perWin: make([]int, len(p.windows))},
-		fedBy:      map[string][]*keyRef{},
+		fedBy:      newFedBy(),
 		keyCount:   make([]int, len(p.windows)),
 		refused:    pendingUnits{main: &unit{}},
 		refusedLog: burstLog{every: 10_000},
@@ -107,7 +107,7 @@ func (p *pipeline) Receive(ctx actor.Context) {
 	case *routeRecord:
 		p.onRoute(ctx, m)
 	case *sourceRestarted:
-		for _, k := range p.fedBy[m.stream] {
+		for k := range p.fedBy.keys(m.stream) {
 			p.bind(ctx, m.stream, k)
 		}
 	case *MarkWatermark:
@@ -360,7 +360,7 @@ func (p *pipeline) feed(stream string, k *keyRef) bool {
 		return false
 	}
 	k.streams.set(stream, struct{}{})
-	p.fedBy[stream] = append(p.fedBy[stream], k)
+	p.fedBy.add(stream, k)
 	return true
 }
 
@@ -372,7 +372,7 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 	h.pid = p.spawn(ctx, newSource(p.srcDefs[def], topic, h, restored, false), "src:"+topic)
 	p.sources.add(topic, h)
 	p.order = append(p.order, h)
-	for _, k := range p.fedBy[topic] {
+	for k := range p.fedBy.keys(topic) {
 		p.bind(ctx, topic, k)
 	}
 	return h

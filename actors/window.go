@@ -24,10 +24,11 @@ type window struct {
 	valve *watermark.Valve
 	sc    *windowScratch // while it handles a message, else nil: see scratch
 
-	dirty     smallMap[windows.Window, bool] // true: write, false: delete
-	open      int                            // windows holding state, as counted in openGauge
-	gens      []generation                   // QoS 1 ids applied in flushes not yet committed, oldest first
-	stateSize int                            // bytes of the largest window state encoded so far
+	dirty smallMap[windows.Window, bool] // true: write, false: delete
+	// int32s side by side, in one word: a gateway has a window actor per key.
+	open      int32        // windows holding state, as counted in openGauge
+	stateSize int32        // bytes of the largest window state encoded so far
+	gens      []generation // QoS 1 ids applied in flushes not yet committed, oldest first
 	pending   pendingUnits
 	restored  *persist.KeyState
 	feeders   []string // streams that sent records or watermarks since the last flush
@@ -261,7 +262,7 @@ func (w *window) drain(now int64) {
 
 // countOpen brings openGauge to the windows the operator holds for the key.
 func (w *window) countOpen() {
-	if n := w.op.Open(w.key); n != w.open {
+	if n := int32(w.op.Open(w.key)); n != w.open {
 		w.openGauge.Add(float64(n - w.open))
 		w.open = n
 	}

@@ -128,7 +128,7 @@ func (w *window) fedFrom(scope map[string]struct{}) bool {
 // reaches a unit's bounds: the key's state as of now goes into it, so it holds a
 // consistent step (see maxUnitChanges).
 func (w *window) maybeCloseUnit() {
-	if w.pending.mainFull(w.dirty.len(), w.dirty.len()*w.stateSize) {
+	if w.pending.mainFull(w.dirty.len(), w.dirty.len()*int(w.stateSize)) {
 		w.saveState()
 		w.pending.closeMain()
 	}
@@ -149,9 +149,9 @@ func (w *window) saveState() {
 		if !put {
 			continue
 		}
-		state, ok := u.appendWindowState(w.op, w.key, win, w.stateSize)
+		state, ok := u.appendWindowState(w.op, w.key, win, int(w.stateSize))
 		if ok {
-			w.stateSize = max(w.stateSize, len(state))
+			w.stateSize = max(w.stateSize, int32(len(state)))
 			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
 			u.bytes += len(state)
 		}

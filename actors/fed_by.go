@@ -1,0 +1,38 @@
+package actors
+
+import "iter"
+
+// fedBy is the window actors each stream fed, in first-fed order. Most streams feed
+// one key per window definition, so a stream's first key sits in a map of its own: a
+// gateway has an entry per sensor, and a slice each cost it 30 bytes more.
+type fedBy struct {
+	first map[string]*keyRef
+	more  map[string][]*keyRef
+}
+
+func newFedBy() fedBy {
+	return fedBy{first: map[string]*keyRef{}, more: map[string][]*keyRef{}}
+}
+
+func (f *fedBy) add(stream string, k *keyRef) {
+	if _, ok := f.first[stream]; !ok {
+		f.first[stream] = k
+		return
+	}
+	f.more[stream] = append(f.more[stream], k)
+}
+
+// keys yields the window actors stream fed, first-fed first.
+func (f *fedBy) keys(stream string) iter.Seq[*keyRef] {
+	return func(yield func(*keyRef) bool) {
+		k, ok := f.first[stream]
+		if !ok || !yield(k) {
+			return
+		}
+		for _, k := range f.more[stream] {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
