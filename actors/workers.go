@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -9,15 +10,31 @@ import (
 // default dispatcher starts a goroutine each time an idle mailbox gets a message, which
 // in edged is almost every message, and each new goroutine grew its stack again, copy
 // by copy, down a mailbox's call chain: 12–15 % of the daemon's CPU at 20,000 msg/s.
-// A worker that finishes a mailbox waits for the next one instead. Workers are never
-// fewer than the mailboxes scheduled at once (a busy worker is never waited for, so an
-// actor that blocks holds up no other), and those left idle for a whole trim period exit,
-// so a burst's goroutines do not stay.
+// A worker that finishes a mailbox takes the next one instead.
+//
+// Most mailboxes are scheduled by a running actor sending to an idle one (router to
+// pipeline to source to window). Handing each to another worker woke a parked
+// goroutine and, through the Go scheduler, a parked thread (a futex) per message.
+// Such a mailbox now waits in a queue that the running workers take from when their
+// turn ends, Go's runnext idea; a parked worker is woken only when more mailboxes wait
+// than workers run, and while fewer workers run than there are cores. A worker that
+// stays in one turn for a whole stall period (a commit waiting for the disk, a flood
+// that never empties a mailbox) holds up the queue no longer than that: the watchdog
+// then starts another. Workers left idle for a whole trim period exit, so a burst's
+// goroutines do not stay.
 type workers struct {
 	throughput int
 	trimEvery  time.Duration // how long an idle worker waits for a mailbox before it may exit
+	stall      time.Duration // how long the queue may stand still before another worker starts
+	parallel   int           // running workers beyond which a queued mailbox wakes none
 
 	mu       sync.Mutex
+	queue    fifo          // mailboxes waiting for a running worker, oldest first
+	running  int           // workers not parked: each takes from the queue when its turn ends
+	taken    uint64        // mailboxes ever taken from the queue
+	seen     uint64        // taken when the watchdog last looked
+	watchdog *time.Timer   // armed while the queue may hold mailboxes
+	watching bool          // the watchdog is armed
 	idle     []chan func() // the most recently idled last: its stack is the likeliest warm
 	lowWater int           // fewest idle workers since the last trim: the oldest that many were never taken
 	trimming bool          // a trim is scheduled
@@ -27,14 +44,36 @@ type workers struct {
 // protoactor's default.
 const liveThroughput = 300
 
+// liveStall bounds how long a queued mailbox waits behind workers that are all busy.
+// Long enough that a message chain rarely trips it, short next to a commit interval.
+const liveStall = time.Millisecond
+
 func newWorkers(throughput int) *workers {
-	return &workers{throughput: throughput, trimEvery: 2 * time.Second}
+	return &workers{throughput: throughput, trimEvery: 2 * time.Second, stall: liveStall, parallel: runtime.GOMAXPROCS(0)}
 }
 
 func (d *workers) Throughput() int { return d.throughput }
 
 func (d *workers) Schedule(fn func()) {
 	d.mu.Lock()
+	if d.queue.len() < d.running || d.running >= d.parallel {
+		// A running worker takes it when its turn ends, most often the one sending.
+		d.queue.push(fn)
+		d.watch()
+		d.mu.Unlock()
+		return
+	}
+	if d.queue.len() > 0 { // the oldest goes first
+		d.queue.push(fn)
+		fn = d.queue.pop()
+		d.taken++
+	}
+	d.start(fn)
+}
+
+// start runs fn on an idle worker, or a new one; it unlocks mu.
+func (d *workers) start(fn func()) {
+	d.running++
 	if n := len(d.idle); n > 0 {
 		w := d.idle[n-1]
 		d.idle[n-1] = nil
@@ -48,12 +87,22 @@ func (d *workers) Schedule(fn func()) {
 	go d.work(fn)
 }
 
-// work runs fn, then every mailbox handed to it, until a trim sends it nil.
+// work runs fn, then the queue's mailboxes and every mailbox handed to it, until a
+// trim sends it nil.
 func (d *workers) work(fn func()) {
-	next := make(chan func(), 1)
+	var next chan func()
 	for fn != nil {
 		fn()
 		d.mu.Lock()
+		if fn = d.queue.pop(); fn != nil {
+			d.taken++
+			d.mu.Unlock()
+			continue
+		}
+		d.running--
+		if next == nil {
+			next = make(chan func(), 1)
+		}
 		d.idle = append(d.idle, next)
 		if !d.trimming {
 			d.trimming = true
@@ -63,6 +112,41 @@ func (d *workers) work(fn func()) {
 		d.mu.Unlock()
 		fn = <-next
 	}
+}
+
+// watch arms the watchdog unless it is armed; mu is held.
+func (d *workers) watch() {
+	if d.watching {
+		return
+	}
+	d.watching, d.seen = true, d.taken
+	if d.watchdog == nil {
+		d.watchdog = time.AfterFunc(d.stall, d.check)
+		return
+	}
+	d.watchdog.Reset(d.stall)
+}
+
+// check starts another worker for the oldest queued mailbox when none was taken for a
+// stall period: every running worker is stuck in a turn.
+func (d *workers) check() {
+	d.mu.Lock()
+	if d.queue.len() == 0 {
+		d.watching = false
+		d.mu.Unlock()
+		return
+	}
+	stuck := d.taken == d.seen
+	d.seen = d.taken
+	d.watchdog.Reset(d.stall)
+	if !stuck {
+		d.mu.Unlock()
+		return
+	}
+	fn := d.queue.pop()
+	d.taken++
+	d.seen = d.taken
+	d.start(fn)
 }
 
 // trim ends the workers that stayed idle since the last trim; it schedules the next

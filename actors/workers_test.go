@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"bytes"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -32,8 +34,8 @@ func runOne(d *workers) {
 	<-ran
 }
 
-// A blocked mailbox holds up no other, idle workers take the next mailboxes, and
-// the workers a trim period left idle exit.
+// A blocked mailbox holds up no other for longer than a stall, idle workers take the
+// next mailboxes, and the workers a trim period left idle exit.
 func TestWorkersRunEveryMailboxAndTrim(t *testing.T) {
 	d := newWorkers(10)
 	d.trimEvery = time.Hour // the test trims
@@ -79,4 +81,68 @@ func TestWorkersRunEveryMailboxAndTrim(t *testing.T) {
 	}
 	runOne(d) // an empty pool starts a worker again
 	waitIdle(t, d, 1)
+}
+
+// goroutine is the id of the calling goroutine, from its stack's first line.
+func goroutine() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	return string(bytes.Fields(b)[1])
+}
+
+// A mailbox scheduled by a running one runs on the same worker after it, waking none,
+// and a mailbox scheduled while every worker is stuck still runs: a mailbox that waits
+// for the one it scheduled does not deadlock.
+func TestWorkersRunNextOnTheSameWorker(t *testing.T) {
+	d := newWorkers(10)
+	d.trimEvery = time.Hour
+	ran := make(chan [2]string, 1)
+	d.Schedule(func() {
+		sender := goroutine()
+		d.Schedule(func() { ran <- [2]string{sender, goroutine()} })
+	})
+	if got := <-ran; got[0] != got[1] {
+		t.Fatalf("the scheduled mailbox ran on goroutine %s, its sender on %s", got[1], got[0])
+	}
+	waitIdle(t, d, 1)
+
+	done := make(chan struct{})
+	d.Schedule(func() {
+		unblock := make(chan struct{})
+		d.Schedule(func() { close(unblock) })
+		<-unblock // only the watchdog can run it
+		close(done)
+	})
+	<-done
+	waitIdle(t, d, 2)
+}
+
+// The queue gives mailboxes back oldest first, across the moves of its array.
+func TestFifoOrder(t *testing.T) {
+	var q fifo
+	var got []int
+	next := 0
+	for round := range 50 {
+		for range round % 7 {
+			i := next
+			q.push(func() { got = append(got, i) })
+			next++
+		}
+		for range round % 5 {
+			if fn := q.pop(); fn != nil {
+				fn()
+			}
+		}
+	}
+	for fn := q.pop(); fn != nil; fn = q.pop() {
+		fn()
+	}
+	if len(got) != next {
+		t.Fatalf("%d mailboxes came back, %d went in", len(got), next)
+	}
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("mailbox %d came back as number %d", v, i)
+		}
+	}
 }
