@@ -76,8 +76,8 @@ type PID struct {
 	Id        string `protobuf:"bytes,2,opt,name=Id,proto3" json:"Id,omitempty"`
 	RequestId uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 
-	//manually added
-	p *Process
+	//manually added: the local actor this PID was last found to be (see pid.go)
+	p *ActorProcess
 }
 
 func (x *PID) Reset() {

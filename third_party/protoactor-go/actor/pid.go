@@ -6,7 +6,7 @@ import (
 )
 
 /*
-ensure the generated pid file contains the p *Process
+ensure the generated pid file contains the p *ActorProcess
 TODO: make some sed command to inject this somehow
 
 type PID struct {
@@ -19,24 +19,28 @@ type PID struct {
 	RequestId uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 
 	//manually added
-	p *Process
+	p *ActorProcess
 }
 */
 
+// ref caches the local actor a PID names, not a boxed Process: a send then reads the
+// PID, the actor process and its mailbox, where the box was one more dependent cache
+// miss per send and an allocation per actor. Other processes (futures, the dead letter
+// process, remote ones) are looked up at each send; a future takes one reply anyway.
+//
 //goland:noinspection GoReceiverNames
 func (pid *PID) ref(actorSystem *ActorSystem) Process {
-	p := (*Process)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p))))
-	if p != nil {
-		if l, ok := (*p).(*ActorProcess); ok && atomic.LoadInt32(&l.dead) == 1 {
-			atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), nil)
-		} else {
-			return *p
+	l := (*ActorProcess)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p))))
+	if l != nil {
+		if atomic.LoadInt32(&l.dead) == 0 {
+			return l
 		}
+		atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), nil)
 	}
 
 	ref, exists := actorSystem.ProcessRegistry.Get(pid)
-	if exists {
-		atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), unsafe.Pointer(&ref))
+	if l, ok := ref.(*ActorProcess); ok && exists {
+		atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), unsafe.Pointer(l))
 	}
 
 	return ref
