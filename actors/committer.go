@@ -178,7 +178,7 @@ func (c *committer) commit(ctx actor.Context) {
 	p, start := c.retry, time.Now()
 	var err error
 	if p != nil {
-		err = c.env.store.Commit(p.b)
+		c.env.blocking(func() { err = c.env.store.Commit(p.b) })
 	}
 	c.tried(ctx)
 	if p != nil {

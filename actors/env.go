@@ -47,6 +47,15 @@ func (e *env) produced(payload []byte) []byte {
 	return payload
 }
 
+// blocking runs f, which waits for the disk, so that live workers do not wait for it.
+func (e *env) blocking(f func()) {
+	if w, ok := e.dispatch.(*workers); ok {
+		w.blocking(f)
+		return
+	}
+	f()
+}
+
 // props builds actor props that run on the environment's dispatcher: workers live,
 // the synchronized one in replay.
 func (e *env) props(p actor.Producer, opts ...actor.PropsOption) *actor.Props {

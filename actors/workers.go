@@ -114,6 +114,24 @@ func (d *workers) work(fn func()) {
 	}
 }
 
+// blocking runs f, which waits for something other than the CPU, as a turn the queue
+// does not wait for: while f runs its worker does not count as running, so a mailbox
+// scheduled meanwhile wakes another worker at once rather than after a stall.
+func (d *workers) blocking(f func()) {
+	d.mu.Lock()
+	d.running--
+	if d.queue.len() > d.running && d.running < d.parallel {
+		d.taken++
+		d.start(d.queue.pop())
+	} else {
+		d.mu.Unlock()
+	}
+	f()
+	d.mu.Lock()
+	d.running++
+	d.mu.Unlock()
+}
+
 // watch arms the watchdog unless it is armed; mu is held.
 func (d *workers) watch() {
 	if d.watching {

@@ -146,3 +146,26 @@ func TestFifoOrder(t *testing.T) {
 		}
 	}
 }
+
+// A mailbox scheduled while the only running worker waits in blocking runs at once,
+// not after a stall.
+func TestWorkersBlockingWakesAnother(t *testing.T) {
+	d := newWorkers(10)
+	d.trimEvery, d.stall = time.Hour, time.Hour // only blocking can start another
+	inside, release, ran := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	d.Schedule(func() {
+		d.blocking(func() {
+			close(inside)
+			<-release
+		})
+	})
+	<-inside
+	d.Schedule(func() { close(ran) })
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a mailbox scheduled during a blocking call waited for it")
+	}
+	close(release)
+	waitIdle(t, d, 2)
+}
