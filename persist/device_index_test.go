@@ -77,14 +77,7 @@ func TestIndexThenKeysReadWhatLoadDeviceReads(t *testing.T) {
 }
 
 func TestIndexAndKeysReportUndecodableValuesOnceAndLoadTheRest(t *testing.T) {
-	s := openStore(t, Options{Durability: Memory})
-	b := s.NewBatch()
-	b.PutStream("dev", "good", watermark.GeneratorState{Seen: true})
-	b.PutWindow(WindowKey{"dev", "1m", "k", 0}, []byte("w"))
-	if err := s.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	err := s.db.Update(func(txn *badger.Txn) error {
+	s := undecodableStore(t, func(txn *badger.Txn) error {
 		txn.Set(streamKey(nil, "dev", "bad"), []byte{7, 1, 2})
 		txn.Set(valveKey(nil, "dev", "1m", "k"), []byte{1, 3})
 		txn.Set(valveKey(nil, "dev", "1m", "valve only"), []byte{1, 3})
@@ -92,9 +85,6 @@ func TestIndexAndKeysReportUndecodableValuesOnceAndLoadTheRest(t *testing.T) {
 		txn.Set(append(appendSeg(appendSeg(devicePrefix(tagWindow, "dev"), "1m"), "k"), 1, 2), []byte("w"))
 		return txn.Set(append(devicePrefix(tagWindow, "dev"), "garbage"...), []byte("w"))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ix, err := s.LoadIndex("dev")
 	if err != nil {
 		t.Fatal(err)

@@ -52,21 +52,11 @@ func TestDevicesListsEachDeviceOnceAndDeleteDeviceRemovesOnlyItsKeys(t *testing.
 }
 
 func TestUndecodableValuesAreReportedWithTheirKeyAndTheRestLoads(t *testing.T) {
-	s := openStore(t, Options{Durability: Memory})
-	b := s.NewBatch()
-	b.PutStream("dev", "good", watermark.GeneratorState{Seen: true})
-	b.PutWindow(WindowKey{"dev", "1m", "k", 0}, []byte("w"))
-	if err := s.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	err := s.db.Update(func(txn *badger.Txn) error {
+	s := undecodableStore(t, func(txn *badger.Txn) error {
 		txn.Set(streamKey(nil, "dev", "bad"), []byte{7, 1, 2})
 		txn.Set(valveKey(nil, "dev", "1m", "k"), []byte{1, 3})
 		return txn.Set(append(devicePrefix(tagWindow, "dev"), "garbage"...), []byte("w"))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ds, err := s.LoadDevice("dev")
 	if err != nil {
 		t.Fatalf("LoadDevice: %v", err)
@@ -94,4 +84,21 @@ func TestUndecodableValuesAreReportedWithTheirKeyAndTheRestLoads(t *testing.T) {
 			t.Errorf("Corrupt[%d] = %v, want it to name %s and wrap %v", i, e, tt.wantKey, tt.wantErr)
 		}
 	}
+}
+
+// undecodableStore holds device dev's stream "good" and a window of key k, then what
+// set writes straight to Badger: values edged's own encoders would never produce.
+func undecodableStore(t *testing.T, set func(txn *badger.Txn) error) *Store {
+	t.Helper()
+	s := openStore(t, Options{Durability: Memory})
+	b := s.NewBatch()
+	b.PutStream("dev", "good", watermark.GeneratorState{Seen: true})
+	b.PutWindow(WindowKey{"dev", "1m", "k", 0}, []byte("w"))
+	if err := s.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Update(set); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

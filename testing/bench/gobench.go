@@ -14,7 +14,8 @@ import (
 // per event and BenchmarkHeapPerIdleKey's live heap per idle sensor.
 type goBench struct {
 	allocsPerEvent float64
-	heapPerKey     float64 // bytes, with make bench's aggregates
+	heapPerKey     float64 // bytes, with count and sum: the target's "no pNN"
+	heapPerKeyP95  float64 // bytes, with make bench's aggregates
 	err            error
 }
 
@@ -39,11 +40,13 @@ func runGoBench() *goBench {
 		switch {
 		case strings.HasPrefix(f[0], "BenchmarkReplay"):
 			g.allocsPerEvent = metric(f, "allocs/event")
-		case strings.HasPrefix(f[0], "BenchmarkHeapPerIdleKey/count_avg_min_max_p95"):
+		case strings.HasPrefix(f[0], "BenchmarkHeapPerIdleKey/count_sum"):
 			g.heapPerKey = metric(f, "B/key")
+		case strings.HasPrefix(f[0], "BenchmarkHeapPerIdleKey/count_avg_min_max_p95"):
+			g.heapPerKeyP95 = metric(f, "B/key")
 		}
 	}
-	if g.allocsPerEvent == 0 || g.heapPerKey == 0 {
+	if g.allocsPerEvent == 0 || g.heapPerKey == 0 || g.heapPerKeyP95 == 0 {
 		g.err = fmt.Errorf("go test -bench printed no allocs/event or B/key:\n%s", out.String())
 	}
 	return g
