@@ -77,7 +77,7 @@ type PID struct {
 	RequestId uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 
 	//manually added
-	p *Process
+	p *ActorProcess
 }
 
 func (x *PID) Reset() {

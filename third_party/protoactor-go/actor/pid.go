@@ -6,37 +6,36 @@ import (
 )
 
 /*
-ensure the generated pid file contains the p *Process
+ensure the generated pid file contains the p *ActorProcess
 TODO: make some sed command to inject this somehow
 
 type PID struct {
-	state         protoimpl.MessageState
-	sizeCache     protoimpl.SizeCache
-	unknownFields protoimpl.UnknownFields
-
 	Address   string `protobuf:"bytes,1,opt,name=Address,proto3" json:"Address,omitempty"`
 	Id        string `protobuf:"bytes,2,opt,name=Id,proto3" json:"Id,omitempty"`
 	RequestId uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 
 	//manually added
-	p *Process
+	p *ActorProcess
 }
 */
 
+// ref is the process behind pid. A PID caches its actor's process, and only an
+// actor's: caching any Process took a Process interface of its own on the heap, 16
+// bytes for every actor ever sent to. Futures and the rest are looked up each time,
+// as a PID's first send always was.
+//
 //goland:noinspection GoReceiverNames
 func (pid *PID) ref(actorSystem *ActorSystem) Process {
-	p := (*Process)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p))))
-	if p != nil {
-		if l, ok := (*p).(*ActorProcess); ok && atomic.LoadInt32(&l.dead) == 1 {
-			atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), nil)
-		} else {
-			return *p
+	if l := (*ActorProcess)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)))); l != nil {
+		if atomic.LoadInt32(&l.dead) != 1 {
+			return l
 		}
+		atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), nil)
 	}
 
 	ref, exists := actorSystem.ProcessRegistry.Get(pid)
-	if exists {
-		atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), unsafe.Pointer(&ref))
+	if l, ok := ref.(*ActorProcess); exists && ok {
+		atomic.StorePointer((*unsafe.Pointer)(unsafe.Pointer(&pid.p)), unsafe.Pointer(l))
 	}
 
 	return ref
