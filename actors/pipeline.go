@@ -64,13 +64,19 @@ type sourceHandle struct {
 	dirty atomic.Bool
 }
 
+// keyRef is a window actor as the pipeline sees it. Its keyID is held as two fields,
+// so the flags fill the word the window definition's index leaves: a gateway has one
+// per key.
 type keyRef struct {
-	id      keyID
-	pid     *actor.PID
+	key     string
+	win     int32
 	touched bool
 	early   bool // waiting for its window definition's next early firing
+	pid     *actor.PID
 	streams smallMap[string, struct{}]
 }
+
+func (k *keyRef) id() keyID { return keyID{int(k.win), k.key} }
 
 type keyID struct {
 	win int
@@ -242,7 +248,7 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 	ctx.Send(k.pid, m.rec)
 	p.feed(m.rec.Stream, k)
 	if src := p.sources.get(m.rec.Stream); src != nil {
-		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid, seq: m.seq})
+		ctx.Send(src.pid, &keyBound{id: k.id(), pid: k.pid, seq: m.seq})
 	}
 }
 
@@ -250,7 +256,7 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 // state, a restarted source).
 func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
 	if src := p.sources.get(stream); src != nil {
-		ctx.Send(src.pid, &keyBound{id: k.id, pid: k.pid})
+		ctx.Send(src.pid, &keyBound{id: k.id(), pid: k.pid})
 	}
 }
 
@@ -381,7 +387,7 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
 	def := p.winDefs[id.win]
 	pid := p.spawn(ctx, newWindow(def, id.key, restored, false), "win:"+def.plan.cfg.Name+":"+id.key)
-	k := &keyRef{id: id, pid: pid}
+	k := &keyRef{key: id.key, win: int32(id.win), pid: pid}
 	p.keys[id] = k
 	return k
 }

@@ -9,18 +9,23 @@ import (
 // Where a source's output goes: records and watermarks to the window actors of its
 // keys, flushes passed on to the ones it touched.
 
-// boundKey is a window actor the source feeds.
+// boundKey is a window actor the source feeds. Its keyID is held as two fields, so
+// the flag fills the word the window definition's index leaves: a source has one
+// per key it feeds.
 type boundKey struct {
-	id      keyID
-	pid     *actor.PID
+	key     string
+	win     int32
 	touched bool
+	pid     *actor.PID
 }
+
+func (b *boundKey) is(id keyID) bool { return b.key == id.key && int(b.win) == id.win }
 
 // boundTo returns the window actor of id if the source has its address. Most sources
 // feed one key per window definition, so the last one found is tried before the map,
 // whose lookup (a hash of the key) was 2 % of the daemon's CPU.
 func (s *source) boundTo(id keyID) *boundKey {
-	if b := s.lastBound; b != nil && b.id == id {
+	if b := s.lastBound; b != nil && b.is(id) {
 		return b
 	}
 	b, _ := s.bound.get(id)
@@ -78,7 +83,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 	if m.pid == nil {
 		return // the key was refused (key limit): its next reading asks again
 	}
-	b := &boundKey{id: m.id, pid: m.pid}
+	b := &boundKey{key: m.id.key, win: int32(m.id.win), pid: m.pid}
 	s.bound.set(m.id, b)
 	s.fed = append(s.fed, b)
 	s.touch(b)

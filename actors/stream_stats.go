@@ -90,36 +90,35 @@ type streamGroup struct {
 	delays         *delayStats // nil until a source of the group starts; under streamStats.mu
 }
 
-type topicRef struct{ device, topic string }
-
 type groupRef struct{ device, stream string }
 
 // streamStats indexes every topic's statistics. Topics are added when their source
 // starts and removed only with their device (a live reload that removes it).
 type streamStats struct {
-	mu     sync.RWMutex
-	topics map[topicRef]*topicStats
+	mu sync.RWMutex
+	// topics is by device, then by topic: a key of one string, not two, in the
+	// entry every topic has.
+	topics map[string]map[string]*topicStats
 	groups map[groupRef]*streamGroup
 	order  []*streamGroup // in creation order, for a stable scrape
 }
 
 func newStreamStats() *streamStats {
-	return &streamStats{topics: map[topicRef]*topicStats{}, groups: map[groupRef]*streamGroup{}}
+	return &streamStats{topics: map[string]map[string]*topicStats{}, groups: map[groupRef]*streamGroup{}}
 }
 
 // topic returns the statistics of a concrete topic of a stream definition, adding
 // them the first time (a restarted source gets its counters back).
 func (s *streamStats) topic(device, stream, topic string) *topicStats {
-	ref := topicRef{device, topic}
 	s.mu.RLock()
-	t := s.topics[ref]
+	t := s.topics[device][topic]
 	s.mu.RUnlock()
 	if t != nil {
 		return t
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t := s.topics[ref]; t != nil {
+	if t := s.topics[device][topic]; t != nil {
 		return t
 	}
 	g := s.groups[groupRef{device, stream}]
@@ -130,7 +129,12 @@ func (s *streamStats) topic(device, stream, topic string) *topicStats {
 	}
 	t = &topicStats{group: g, topic: topic}
 	g.topics = append(g.topics, t)
-	s.topics[ref] = t
+	byTopic := s.topics[device]
+	if byTopic == nil {
+		byTopic = map[string]*topicStats{}
+		s.topics[device] = byTopic
+	}
+	byTopic[topic] = t
 	return t
 }
 
@@ -138,7 +142,7 @@ func (s *streamStats) topic(device, stream, topic string) *topicStats {
 // no source registered (none in practice) is counted as its own stream definition.
 func (s *streamStats) lookup(device, topic string) *topicStats {
 	s.mu.RLock()
-	t := s.topics[topicRef{device, topic}]
+	t := s.topics[device][topic]
 	s.mu.RUnlock()
 	if t != nil {
 		return t
@@ -159,11 +163,7 @@ func (s *streamStats) each(f func(g *streamGroup)) {
 func (s *streamStats) forgetDevice(device string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for ref := range s.topics {
-		if ref.device == device {
-			delete(s.topics, ref)
-		}
-	}
+	delete(s.topics, device)
 	for ref := range s.groups {
 		if ref.device == device {
 			delete(s.groups, ref)
@@ -176,7 +176,11 @@ func (s *streamStats) forgetDevice(device string) {
 func (s *streamStats) count() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.topics)
+	n := 0
+	for _, byTopic := range s.topics {
+		n += len(byTopic)
+	}
+	return n
 }
 
 // reasonCounters are the late or dropped counters by reason, found by the record's

@@ -20,8 +20,9 @@ type window struct {
 	*windowDef
 	key string
 
-	op    *windows.Operator
-	valve *watermark.Valve
+	// The operator and valve by value: two allocations fewer per key.
+	op    windows.Operator
+	valve watermark.Valve
 	sc    *windowScratch // while it handles a message, else nil: see scratch
 
 	dirty smallMap[windows.Window, bool] // true: write, false: delete
@@ -69,8 +70,8 @@ func newWindowDef(e *env, device string, p *windowPlan, committer *actor.PID) *w
 func newWindow(def *windowDef, key string, restored *persist.KeyState, reload bool) *window {
 	return &window{
 		windowDef: def, key: key,
-		op:       windows.NewOperator(def.plan.op),
-		valve:    watermark.NewValve(),
+		op:       *windows.NewOperator(def.plan.op),
+		valve:    *watermark.NewValve(),
 		restored: restored,
 		reload:   reload,
 	}

@@ -149,7 +149,7 @@ func (w *window) saveState() {
 		if !put {
 			continue
 		}
-		state, ok := u.appendWindowState(w.op, w.key, win, int(w.stateSize))
+		state, ok := u.appendWindowState(&w.op, w.key, win, int(w.stateSize))
 		if ok {
 			w.stateSize = max(w.stateSize, int32(len(state)))
 			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})

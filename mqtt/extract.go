@@ -100,8 +100,9 @@ func NewExtractor(spec ExtractSpec) *Extractor {
 }
 
 // Fork returns an Extractor of the same spec with buffers of its own, for use
-// concurrently with e.
-func (e *Extractor) Fork() *Extractor { return &Extractor{compiledSpec: e.compiledSpec} }
+// concurrently with e. It is a value, so an owner of thousands (a source actor per
+// topic) can hold it in its own allocation.
+func (e *Extractor) Fork() Extractor { return Extractor{compiledSpec: e.compiledSpec} }
 
 func splitPath(p string) []string { return strings.Split(p, ".") }
 

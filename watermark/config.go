@@ -76,10 +76,12 @@ func ParseIdleMode(name string) (IdleMode, error) {
 // Negative durations are treated as zero; configs/ rejects them before they
 // get here.
 type Config struct {
+	// The two one-byte fields side by side, in one word: every source's generator
+	// holds a copy.
 	Strategy          Strategy
+	IdleMode          IdleMode
 	MaxOutOfOrderness int64 // B, ms; used by Bounded only
 	IdleTimeout       int64 // ms of processing time without a record; 0 = never idle
-	IdleMode          IdleMode
 	MaxFutureSkew     int64 // ms; 0 = guard off
 }
 

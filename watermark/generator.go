@@ -10,20 +10,22 @@ type Generator struct {
 	cfg   Config
 	bound int64 // B as applied; 0 unless Bounded
 
-	seen    bool
 	max     int64 // highest accepted event time
 	arrival int64 // processing time of the last accepted record; the skew guard measures from it
 	wm      int64
-	idle    bool
 
 	// Flink's IdlenessTimer: Tick is the periodic check. A check that
 	// finds a record since the previous one (active) stops the countdown;
 	// the first check that finds none starts it at its own time (quietFrom);
 	// a later check declares the stream idle when strictly more than the
 	// timeout has passed since then.
-	active    bool
-	counting  bool
 	quietFrom int64
+
+	// The flags side by side, in one word: a gateway has a generator per topic.
+	seen     bool
+	idle     bool
+	active   bool
+	counting bool
 
 	// Advance mode extrapolates from base, the watermark the stream's own
 	// clock justified at processing time baseAt.

@@ -3,7 +3,6 @@ package windows
 import (
 	"math"
 
-	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/axiomhq/hyperloglog"
 )
 
@@ -21,21 +20,19 @@ type slot struct {
 	ts, seq int64
 }
 
-// accumulator is the state of one window. Sketches live behind pointers,
-// one per field however many pNN of that field are configured.
+// accumulator is the state of one window. There is a quantile sketch per field
+// however many pNN of that field are configured; distinct sketches live behind
+// pointers, one per field.
 type accumulator struct {
 	slots []slot
-	quant []*ddsketch.DDSketch
+	quant []quantSketch
 	dist  []*hyperloglog.Sketch
 }
 
 func (a *Aggregates) newAccumulator() accumulator {
 	acc := accumulator{slots: make([]slot, len(a.aggs))}
 	if len(a.quantFields) > 0 {
-		acc.quant = make([]*ddsketch.DDSketch, len(a.quantFields))
-		for i := range acc.quant {
-			acc.quant[i] = newQuantileSketch()
-		}
+		acc.quant = make([]quantSketch, len(a.quantFields))
 	}
 	if len(a.distFields) > 0 {
 		acc.dist = make([]*hyperloglog.Sketch, len(a.distFields))
@@ -107,7 +104,7 @@ func (acc *accumulator) add(a *Aggregates, r *Record, seq int64) {
 	}
 	for i, f := range a.quantFields {
 		if x, ok := number(r, f); ok {
-			addQuantile(acc.quant[i], x)
+			acc.quant[i].add(x)
 		}
 	}
 	for i, f := range a.distFields {
@@ -155,8 +152,7 @@ func (acc *accumulator) merge(a *Aggregates, o *accumulator) {
 		s.n += t.n
 	}
 	for i := range acc.quant {
-		// Both sketches share one mapping, so MergeWith cannot fail.
-		_ = acc.quant[i].MergeWith(o.quant[i])
+		acc.quant[i].merge(&o.quant[i])
 	}
 	for i := range acc.dist {
 		// Both sketches have precision 14, so Merge cannot fail.
@@ -191,7 +187,10 @@ func (acc *accumulator) results(a *Aggregates, dst []NamedValue) []NamedValue {
 				v = math.Sqrt(s.b / float64(s.n))
 			}
 		case fnQuantile:
-			v = quantile(acc.quant[ag.sketch], ag.q)
+			q := &acc.quant[ag.sketch]
+			sk := q.view()
+			v = quantile(sk, ag.q)
+			q.release(sk)
 		case fnDistinct:
 			// Estimate rounds to an integer inside hyperloglog, whose float
 			// steps (math.Log, a polynomial arm64 fuses) may differ in the

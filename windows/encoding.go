@@ -51,8 +51,11 @@ func (acc *accumulator) appendBinary(a *Aggregates, dst []byte) []byte {
 		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(acc.quant)))
-	for _, q := range acc.quant {
-		dst = appendQuantileSketch(dst, q)
+	for i := range acc.quant {
+		q := &acc.quant[i]
+		s := q.view()
+		dst = appendQuantileSketch(dst, s)
+		q.release(s)
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(acc.dist)))
 	for _, d := range acc.dist {
@@ -99,7 +102,7 @@ func (a *Aggregates) decodeAccumulator(r *reader) (accumulator, error) {
 		if r.err != nil {
 			break
 		}
-		acc.quant = append(acc.quant, decodeQuantileSketch(r))
+		acc.quant = append(acc.quant, quantSketch{s: decodeQuantileSketch(r)})
 	}
 	if n := r.uvarint(); r.err == nil && n != uint64(len(a.distFields)) {
 		return accumulator{}, fmt.Errorf("state holds %d distinct sketches but %d are configured", n, len(a.distFields))

@@ -2,7 +2,6 @@ package actor
 
 import (
 	rbqueue "github.com/Workiva/go-datastructures/queue"
-	"github.com/asynkron/protoactor-go/internal/queue/mpsc"
 )
 
 type boundedMailboxQueue struct {
@@ -47,10 +46,6 @@ func bounded(size int, dropping bool, mailboxStats ...MailboxMiddleware) Mailbox
 			dropping:    dropping,
 		}
 
-		return &defaultMailbox{
-			systemMailbox: mpsc.New(),
-			userMailbox:   q,
-			middlewares:   middlewaresOf(mailboxStats),
-		}
+		return newDefaultMailbox(q, mailboxStats)
 	}
 }

@@ -41,7 +41,7 @@ const (
 
 type defaultMailbox struct {
 	userMailbox     queue
-	systemMailbox   *mpsc.Queue
+	systemMailbox   mpsc.Queue // by value: one allocation fewer per actor
 	schedulerStatus int32
 	userMessages    int32
 	sysMessages     int32
@@ -52,6 +52,13 @@ type defaultMailbox struct {
 	// process is processMessages as a func value, made once: a method value built
 	// at each schedule allocates a closure per message sent to an idle mailbox.
 	process func()
+}
+
+// newDefaultMailbox is a mailbox over the user queue q, with its system queue ready.
+func newDefaultMailbox(q queue, mailboxStats []MailboxMiddleware) *defaultMailbox {
+	m := &defaultMailbox{userMailbox: q, middlewares: middlewaresOf(mailboxStats)}
+	m.systemMailbox.Init()
+	return m
 }
 
 // middlewaresOf keeps a mailbox's middlewares behind a pointer, nil when there are

@@ -2,7 +2,6 @@ package actor
 
 import (
 	"github.com/asynkron/protoactor-go/internal/queue/goring"
-	"github.com/asynkron/protoactor-go/internal/queue/mpsc"
 )
 
 type unboundedMailboxQueue struct {
@@ -32,7 +31,7 @@ func Unbounded(mailboxStats ...MailboxMiddleware) MailboxProducer {
 			q unboundedMailboxQueue
 		}{}
 		mb.q.userMailbox.Init(4)
-		mb.systemMailbox = mpsc.New()
+		mb.systemMailbox.Init()
 		mb.userMailbox = &mb.q
 		mb.middlewares = middlewares
 		return &mb.defaultMailbox

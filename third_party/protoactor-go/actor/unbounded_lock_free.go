@@ -8,10 +8,6 @@ import (
 // This mailbox is cheaper to allocate, but has a slower throughput than the plain Unbounded mailbox.
 func UnboundedLockfree(mailboxStats ...MailboxMiddleware) MailboxProducer {
 	return func() Mailbox {
-		return &defaultMailbox{
-			userMailbox:   mpsc.New(),
-			systemMailbox: mpsc.New(),
-			middlewares:   middlewaresOf(mailboxStats),
-		}
+		return newDefaultMailbox(mpsc.New(), mailboxStats)
 	}
 }

@@ -15,11 +15,7 @@ func NewPriorityGoringQueue() *priorityQueue {
 //goland:noinspection ALL
 func UnboundedPriority(mailboxStats ...MailboxMiddleware) MailboxProducer {
 	return func() Mailbox {
-		return &defaultMailbox{
-			systemMailbox: mpsc.New(),
-			userMailbox:   NewPriorityGoringQueue(),
-			middlewares:   middlewaresOf(mailboxStats),
-		}
+		return newDefaultMailbox(NewPriorityGoringQueue(), mailboxStats)
 	}
 }
 
@@ -31,10 +27,6 @@ func NewPriorityMpscQueue() *priorityQueue {
 
 func UnboundedPriorityMpsc(mailboxStats ...MailboxMiddleware) MailboxProducer {
 	return func() Mailbox {
-		return &defaultMailbox{
-			systemMailbox: mpsc.New(),
-			userMailbox:   NewPriorityMpscQueue(),
-			middlewares:   middlewaresOf(mailboxStats),
-		}
+		return newDefaultMailbox(NewPriorityMpscQueue(), mailboxStats)
 	}
 }

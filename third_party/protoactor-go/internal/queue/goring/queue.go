@@ -5,11 +5,12 @@ import (
 	"sync/atomic"
 )
 
+// ringBuffer's modulus is len(buffer), and head and tail are int32s: every actor's
+// mailbox holds one, 16 bytes smaller so. A ring of 2^31 slots (32 GiB) would not
+// fit them; it doubles from 4 only when full.
 type ringBuffer struct {
-	buffer []interface{}
-	head   int64
-	tail   int64
-	mod    int64
+	buffer     []interface{}
+	head, tail int32
 }
 
 // Queue holds its ring by value: every actor has one, and the ring is only read
@@ -23,30 +24,30 @@ type Queue struct {
 // Init makes q an empty queue with room for initialSize-1 items, for a Queue held by
 // value.
 func (q *Queue) Init(initialSize int64) {
-	q.content = ringBuffer{buffer: make([]interface{}, initialSize), mod: initialSize}
+	q.content = ringBuffer{buffer: make([]interface{}, initialSize)}
 }
 
 func (q *Queue) Push(item interface{}) {
 	q.lock.Lock()
 	c := &q.content
-	c.tail = (c.tail + 1) % c.mod
+	mod := int32(len(c.buffer))
+	c.tail = (c.tail + 1) % mod
 	if c.tail == c.head {
-		var fillFactor int64 = 2
+		var fillFactor int32 = 2
 		// we need to resize
 
-		newLen := c.mod * fillFactor
+		newLen := mod * fillFactor
 		newBuff := make([]interface{}, newLen)
 
-		for i := int64(0); i < c.mod; i++ {
-			buffIndex := (c.tail + i) % c.mod
+		for i := int32(0); i < mod; i++ {
+			buffIndex := (c.tail + i) % mod
 			newBuff[i] = c.buffer[buffIndex]
 		}
 		// set the new buffer and reset head and tail
 		newContent := ringBuffer{
 			buffer: newBuff,
 			head:   0,
-			tail:   c.mod,
-			mod:    newLen,
+			tail:   mod,
 		}
 		q.content = newContent
 	}
@@ -72,7 +73,7 @@ func (q *Queue) Pop() (interface{}, bool) {
 
 	q.lock.Lock()
 	c := &q.content
-	c.head = (c.head + 1) % c.mod
+	c.head = (c.head + 1) % int32(len(c.buffer))
 	res := c.buffer[c.head]
 	c.buffer[c.head] = nil
 	atomic.AddInt64(&q.len, -1)
@@ -94,12 +95,13 @@ func (q *Queue) PopMany(count int64) ([]interface{}, bool) {
 	atomic.AddInt64(&q.len, -count)
 
 	buffer := make([]interface{}, count)
-	for i := int64(0); i < count; i++ {
-		pos := (c.head + 1 + i) % c.mod
+	mod := int32(len(c.buffer))
+	for i := int32(0); i < int32(count); i++ {
+		pos := (c.head + 1 + i) % mod
 		buffer[i] = c.buffer[pos]
 		c.buffer[pos] = nil
 	}
-	c.head = (c.head + count) % c.mod
+	c.head = (c.head + int32(count)) % mod
 
 	q.lock.Unlock()
 	return buffer, true

@@ -22,10 +22,16 @@ type Queue struct {
 
 func New() *Queue {
 	q := &Queue{}
+	q.Init()
+	return q
+}
+
+// Init makes q an empty queue, for a Queue held by value: a mailbox holds its system
+// queue in its own allocation rather than in one more of 16 bytes.
+func (q *Queue) Init() {
 	stub := &node{}
 	q.head = stub
 	q.tail = stub
-	return q
 }
 
 // Push adds x to the back of the queue.
