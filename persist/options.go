@@ -53,11 +53,9 @@ func (o Options) withDefaults() Options {
 // budget): about 6 MB empty and 27-36 MB while writing 200,000 windows; RSS of the
 // whole benchmark process 22 MB and 55-67 MB. With 8 MB memtables it was 11 MB and
 // 35-62 MB; Badger's defaults take ~86 MB at open. What buys it:
-//   - two memtables of 1/128 of the budget (2 MB at the default) instead of five of
+//   - two memtables of 1/64 of the budget (4 MB at the default) instead of five of
 //     64 MB: their arenas are most of the heap, and a transaction is limited to 15%
 //     of one (Commit splits at unit boundaries);
-//   - 1 MB base tables: each table a flush or compaction builds starts with an
-//     allocator of twice that, two of which are often alive at once;
 //   - no block cache: blocks are uncompressed and read through mmap, so the page
 //     cache does the caching and the kernel can reclaim it;
 //   - an index cache of 1/64 of the budget (4 MB at the default), so table indexes
@@ -90,8 +88,8 @@ func (o Options) badgerOptions() badger.Options {
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(8).
-		WithBaseTableSize(1 << 20).
-		WithBaseLevelSize(4 << 20).
+		WithBaseTableSize(2 << 20).
+		WithBaseLevelSize(8 << 20).
 		WithValueThreshold(threshold).
 		WithValueLogFileSize(16 << 20).
 		WithCompression(options.None).
