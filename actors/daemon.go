@@ -64,7 +64,7 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 	if err != nil {
 		return nil, err
 	}
-	applyMemoryLimit(cfg.Limits.Memory, log)
+	applyMemoryBudget(cfg.Limits.Memory, log)
 	d.store, err = persist.Open(persist.Options{
 		Dir: cfg.DataDir, Durability: dur, DedupTTL: cfg.DedupTTL, Logger: log,
 		MinFreeDisk: uint64(cfg.Limits.MinFreeDisk), Memory: cfg.Limits.Memory,

@@ -6,15 +6,34 @@ import (
 	"runtime/debug"
 )
 
-// applyMemoryLimit makes limits.memory Go's soft memory limit: near it the runtime
-// collects harder instead of growing the heap. GOMEMLIMIT, when set, is the
-// operator's word for this process and wins; 0 leaves the runtime alone.
-func applyMemoryLimit(limit int64, log *slog.Logger) {
-	if env := os.Getenv("GOMEMLIMIT"); env != "" {
-		log.Info("GOMEMLIMIT is set: it, not limits.memory, is Go's soft memory limit", "GOMEMLIMIT", env)
+// bigBudget is the memory budget from which edged keeps Go's default GOGC of 100.
+const bigBudget = 512 << 20
+
+// applyMemoryBudget makes limits.memory Go's soft memory limit, near which the
+// runtime collects harder instead of growing the heap, and sets the collector's
+// pace from it (gcPercent). GOMEMLIMIT and GOGC, when set, are the operator's word
+// for this process and win; a budget of 0 leaves the runtime alone.
+func applyMemoryBudget(budget int64, log *slog.Logger) {
+	if budget <= 0 {
 		return
 	}
-	if limit > 0 {
-		debug.SetMemoryLimit(limit)
+	if env := os.Getenv("GOMEMLIMIT"); env != "" {
+		log.Info("GOMEMLIMIT is set: it, not limits.memory, is Go's soft memory limit", "GOMEMLIMIT", env)
+	} else {
+		debug.SetMemoryLimit(budget)
 	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent(budget))
+	}
+}
+
+// gcPercent is the GOGC for a memory budget: how far the heap may grow past what
+// is live before the next collection. Go's 100 lets a gateway's 30 MiB of live heap
+// double; up to half of bigBudget edged lets it grow by half, rising to 100 at
+// bigBudget.
+// Measured at 1,000 sensors (make bench's live trials): peak RSS 84–98 MiB at 100,
+// 67–82 at 50, 62–76 at 25, where the extra collections cost more CPU than the
+// few MiB are worth.
+func gcPercent(budget int64) int {
+	return int(min(max(budget*100/bigBudget, 50), 100))
 }

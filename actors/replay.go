@@ -60,7 +60,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	if o.DataDir == "" {
 		dur = persist.Memory
 	}
-	applyMemoryLimit(o.Config.Limits.Memory, log)
+	applyMemoryBudget(o.Config.Limits.Memory, log)
 	store, err := persist.Open(persist.Options{Dir: o.DataDir, Durability: dur, DedupTTL: o.Config.DedupTTL, Logger: log, Memory: o.Config.Limits.Memory})
 	if err != nil {
 		return stats, err

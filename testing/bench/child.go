@@ -14,12 +14,13 @@ import (
 
 // childArgs are the internal flags of a measured child run.
 type childArgs struct {
-	durability string
-	input      string // replay file; broker URL of a daemon child
-	qos        int
-	dir        string
-	keepOpen   bool
-	cpuProfile string // a daemon child's CPU profile file, from ready to stop
+	durability  string
+	input       string // replay file; broker URL of a daemon child
+	qos         int
+	dir         string
+	keepOpen    bool
+	cpuProfile  string // a daemon child's CPU profile file, from ready to stop
+	heapProfile string // a daemon or replay child's heap profile file, near its peak
 }
 
 func (a *childArgs) register() {
@@ -28,6 +29,7 @@ func (a *childArgs) register() {
 	flag.StringVar(&a.dir, "dir", "", "internal: working directory of a child")
 	flag.IntVar(&a.qos, "qos", 1, "internal: QoS of a daemon child's subscription")
 	flag.StringVar(&a.cpuProfile, "child-cpuprofile", "", "internal: a daemon child writes its CPU profile here")
+	flag.StringVar(&a.heapProfile, "child-heapprofile", "", "internal: a daemon or replay child writes a heap profile near its peak here")
 	flag.BoolVar(&a.keepOpen, "keep-open", false, "internal: a replay child leaves its windows open in its data dir")
 }
 
@@ -51,6 +53,9 @@ func runChild(kind string, a *childArgs) error {
 		m   *measurement
 		err error
 	)
+	if a.heapProfile != "" {
+		defer watchHeapPeak(a.heapProfile)()
+	}
 	before := rusage()
 	start := time.Now()
 	switch kind {
@@ -69,7 +74,9 @@ func runChild(kind string, a *childArgs) error {
 	after := rusage()
 	m.Seconds = time.Since(start).Seconds()
 	m.CPU = cpuSeconds(after) - cpuSeconds(before)
-	m.MaxRSS = float64(after.Maxrss) / 1024 // Linux reports KiB
+	if m.MaxRSS, err = peakRSS(); err != nil {
+		return err
+	}
 	return json.NewEncoder(os.Stdout).Encode(m)
 }
 
@@ -113,3 +120,7 @@ func rusage() syscall.Rusage {
 func cpuSeconds(ru syscall.Rusage) float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
+
+// peakRSS is this process's peak resident set (VmHWM), MiB. Not getrusage's
+// maxrss: Linux carries the parent's peak over into an exec'd child's.
+func peakRSS() (float64, error) { return procHWM(os.Getpid()) }

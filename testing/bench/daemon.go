@@ -29,13 +29,14 @@ type daemonProc struct {
 
 // startDaemon starts a daemon child working in dir against the broker at url
 // and returns once it serves HTTP (its state may still be restoring).
-// A non-empty profile is the file the child writes its CPU profile to.
-func startDaemon(dir, url string, qos int, profile string) (*daemonProc, error) {
+// Non-empty profiles are the files the child writes its CPU profile and its heap
+// profile near the peak to.
+func startDaemon(dir, url string, qos int, cpuProfile, heapProfile string) (*daemonProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-child-cpuprofile", profile)
+	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-child-cpuprofile", cpuProfile, "-child-heapprofile", heapProfile)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

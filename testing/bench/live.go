@@ -159,11 +159,14 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	defer mq.stop()
 	sub := mustTemp(dir, "daemon-")
 	defer os.RemoveAll(sub)
-	profile := ""
+	var cpuProfile, heapProfile string
 	if o.cpuProfile != "" {
-		profile = fmt.Sprintf("%s-qos%d-%.0f.pprof", o.cpuProfile, qos, rate)
+		cpuProfile = fmt.Sprintf("%s-qos%d-%.0f.pprof", o.cpuProfile, qos, rate)
 	}
-	d, err := startDaemon(sub, mq.url, qos, profile)
+	if o.heapProfile != "" {
+		heapProfile = fmt.Sprintf("%s-qos%d-%.0f.pprof", o.heapProfile, qos, rate)
+	}
+	d, err := startDaemon(sub, mq.url, qos, cpuProfile, heapProfile)
 	if err != nil {
 		return nil, err
 	}

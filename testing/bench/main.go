@@ -43,6 +43,7 @@ type options struct {
 	skipLive    bool
 	only        string
 	cpuProfile  string // prefix of the live daemons' CPU profiles; none if empty
+	heapProfile string // prefix of the live daemons' and -only rss replay's heap profiles near their peak; none if empty
 	child       string
 	childArgs   childArgs
 }
@@ -56,8 +57,9 @@ func main() {
 	flag.DurationVar(&o.liveSeconds, "live-trial", 5*time.Second, "publishing time of one live trial")
 	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
 	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
-	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s) or restart (100,000 open windows)")
+	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s), rss (peak RSS: QoS 0 at 60,000 and QoS 1 at 30,000 msg/s, and the 10,000-open-window replay) or restart (100,000 open windows)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write each live trial's daemon CPU profile to this prefix + -qos<N>-<rate>.pprof")
+	flag.StringVar(&o.heapProfile, "heapprofile", "", "write each live trial's daemon heap profile near its peak to this prefix + -qos<N>-<rate>.pprof (and -only rss's replay to prefix + -replay.pprof)")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()

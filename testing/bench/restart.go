@@ -64,7 +64,7 @@ func measureRestart(dir string) (*restart, error) {
 	defer pub.Close(time.Second)
 
 	began := time.Now()
-	d, err := startDaemon(sub, mq.url, 1, "")
+	d, err := startDaemon(sub, mq.url, 1, "", "")
 	if err != nil {
 		return nil, err
 	}

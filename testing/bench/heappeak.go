@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strings"
+	"time"
+)
+
+// heapPeakEvery is how often watchHeapPeak samples the runtime's memory.
+const heapPeakEvery = 20 * time.Millisecond
+
+// memClasses are the runtime's memory classes watchHeapPeak reports at the peak:
+// together with what the runtime released they add up to what it mapped.
+var memClasses = []string{
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/stacks:bytes",
+	"/memory/classes/os-stacks:bytes",
+	"/memory/classes/metadata/other:bytes",
+	"/memory/classes/other:bytes",
+	"/memory/classes/profiling/buckets:bytes",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/gc/heap/live:bytes",
+}
+
+// watchHeapPeak writes a heap profile to path each time the heap's objects grow
+// 5 % past their previous peak, so what is left in path is the heap near its peak
+// rather than at the end of the run (a heap profile shows the heap as of the last
+// collection). On stop it prints to stderr the runtime's memory classes at the
+// moment its resident part (mapped minus released) peaked, which is where peak RSS
+// comes from.
+func watchHeapPeak(path string) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		sample := make([]metrics.Sample, len(memClasses))
+		for i, name := range memClasses {
+			sample[i].Name = name
+		}
+		atPeak := make([]uint64, len(memClasses))
+		var objectsPeak, residentPeak uint64
+		var rssPeak, rssAtPeak string
+		tick := time.NewTicker(heapPeakEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				printMemClasses(atPeak)
+				fmt.Fprintf(os.Stderr, "process at its RSS peak: %s\n", rssAtPeak)
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > objectsPeak+objectsPeak/20 {
+				objectsPeak = v
+				writeHeapProfile(path)
+			}
+			if rss, line := procRSS(); rss > rssPeak || len(rss) > len(rssPeak) {
+				rssPeak, rssAtPeak = rss, line
+			}
+			if r := sample[8].Value.Uint64() - sample[9].Value.Uint64(); r > residentPeak {
+				residentPeak = r
+				for i := range sample {
+					atPeak[i] = sample[i].Value.Uint64()
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func printMemClasses(v []uint64) {
+	var b strings.Builder
+	b.WriteString("Go memory at its resident peak, MiB:")
+	for i, name := range memClasses {
+		name = strings.TrimSuffix(strings.TrimPrefix(name, "/memory/classes/"), ":bytes")
+		fmt.Fprintf(&b, " %s %.1f", name, float64(v[i])/(1<<20))
+	}
+	fmt.Fprintln(os.Stderr, b.String())
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "heap profile: %v\n", err)
+	}
+}
+
+// procRSS is this process's VmRSS (in kB, as text, for comparing: equal lengths
+// compare as numbers) and the line of its RssAnon, RssFile and RssShmem.
+func procRSS() (rss, line string) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "", ""
+	}
+	var parts []string
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		switch k {
+		case "VmRSS":
+			rss = strings.TrimSuffix(strings.TrimSpace(v), " kB")
+			parts = append(parts, l)
+		case "RssAnon", "RssFile", "RssShmem":
+			parts = append(parts, l)
+		}
+	}
+	return rss, strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+}
