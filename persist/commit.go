@@ -73,10 +73,7 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 			return 0, err
 		}
 		if fit == end-b.done {
-			// Every unit fitted, the state log entry or the queue counters did not:
-			// the entry grows with the units, so halve them rather than drop one at
-			// a time, which would rebuild a burst's transaction thousands of times.
-			fit /= 2
+			fit-- // every unit fitted, the queue counters did not
 		}
 		if fit == 0 {
 			first := b.unitStart(b.done)
