@@ -63,7 +63,7 @@ func (s *Store) checkpoint() error {
 	defer w.discard()
 	for _, m := range frozen {
 		for k, v := range m.vals {
-			if err := w.write([]byte(k), *v); err != nil {
+			if err := w.write([]byte(k), v); err != nil {
 				return err
 			}
 		}

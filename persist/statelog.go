@@ -100,28 +100,30 @@ type tailVal struct {
 // of the store's tail takes new commits; the ones before it are being checkpointed
 // and no longer change.
 type tailMap struct {
-	vals   map[string]*tailVal // pointers: a steady key is changed without a map write
+	vals   map[string]tailVal
 	owners map[string][]string // window keys by their key without the start
 }
 
 func newTailMap() *tailMap {
-	return &tailMap{vals: map[string]*tailVal{}, owners: map[string][]string{}}
+	return &tailMap{vals: map[string]tailVal{}, owners: map[string][]string{}}
 }
 
 // set records a change. val is copied: it may point into a reused buffer. A key's
 // previous value is overwritten where it fits: only the map taking commits is set,
 // and readers copy what they read of it under logMu.
 func (m *tailMap) set(key, val []byte, del bool) {
-	if old := m.vals[string(key)]; old != nil {
-		old.del = del
-		if !del {
-			old.val = append(old.val[:0], val...)
-		}
-		return
-	}
-	v := &tailVal{del: del}
+	v := tailVal{del: del}
+	old, ok := m.vals[string(key)]
 	if !del {
-		v.val = append(make([]byte, 0, len(val)), val...)
+		if ok && cap(old.val) >= len(val) {
+			v.val = append(old.val[:0], val...)
+		} else {
+			v.val = append(make([]byte, 0, len(val)), val...)
+		}
+	}
+	if ok {
+		m.vals[string(key)] = v
+		return
 	}
 	k := string(key)
 	m.vals[k] = v
@@ -166,8 +168,9 @@ func (v tailView) get(key []byte) (val tailVal, ok bool) {
 	v.s.logMu.RLock()
 	defer v.s.logMu.RUnlock()
 	for i := len(v.maps) - 1; i >= 0; i-- {
-		if p := v.maps[i].vals[string(key)]; p != nil {
-			return tailVal{val: slices.Clone(p.val), del: p.del}, true
+		if val, ok = v.maps[i].vals[string(key)]; ok {
+			val.val = slices.Clone(val.val)
+			return val, true
 		}
 	}
 	return val, false
@@ -181,7 +184,7 @@ func (v tailView) has(key []byte) bool {
 	v.s.logMu.RLock()
 	defer v.s.logMu.RUnlock()
 	for i := len(v.maps) - 1; i >= 0; i-- {
-		if v.maps[i].vals[string(key)] != nil {
+		if _, ok := v.maps[i].vals[string(key)]; ok {
 			return true
 		}
 	}
@@ -194,7 +197,7 @@ func (v tailView) puts(prefix []byte) (keys []string, vals [][]byte) {
 	if len(v.maps) == 0 {
 		return nil, nil
 	}
-	newest := map[string]*tailVal{}
+	newest := map[string]tailVal{}
 	v.s.logMu.RLock()
 	defer v.s.logMu.RUnlock()
 	for _, m := range v.maps {
@@ -212,7 +215,7 @@ func (v tailView) windows(owner []byte) (keys []string, vals [][]byte) {
 	if len(v.maps) == 0 {
 		return nil, nil
 	}
-	newest := map[string]*tailVal{}
+	newest := map[string]tailVal{}
 	v.s.logMu.RLock()
 	defer v.s.logMu.RUnlock()
 	for _, m := range v.maps {
@@ -224,7 +227,7 @@ func (v tailView) windows(owner []byte) (keys []string, vals [][]byte) {
 }
 
 // sortedPuts is called under logMu.
-func sortedPuts(newest map[string]*tailVal) (keys []string, vals [][]byte) {
+func sortedPuts(newest map[string]tailVal) (keys []string, vals [][]byte) {
 	for k, v := range newest {
 		if !v.del {
 			keys = append(keys, k)

@@ -176,7 +176,7 @@ func TestAnInterruptedCheckpointLosesNothing(t *testing.T) {
 					if n++; stage == "some keys written" && n > 3 {
 						break
 					}
-					if err := w.write([]byte(k), *v); err != nil {
+					if err := w.write([]byte(k), v); err != nil {
 						t.Fatal(err)
 					}
 				}
