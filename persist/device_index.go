@@ -278,7 +278,7 @@ func (s *Store) loadKeys(txn *badger.Txn, view tailView, device string, keys []K
 				for j, wk := range wkeys {
 					r := keyReader{b: []byte(wk[len(kb):])}
 					if start := r.start(); r.done() == nil {
-						ks.Windows = append(ks.Windows, WindowState{Start: start, State: wvals[j]})
+						ks.Windows = append(ks.Windows, WindowState{Start: start, State: slices.Clone(wvals[j])})
 						states[i] = ks
 					}
 				}

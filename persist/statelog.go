@@ -108,20 +108,16 @@ func newTailMap() *tailMap {
 	return &tailMap{vals: map[string]tailVal{}, owners: map[string][]string{}}
 }
 
-// set records a change. val is copied: it may point into a reused buffer. A key's
-// previous value is overwritten where it fits: only the map taking commits is set,
-// and readers copy what they read of it under logMu.
+// set records a change. val is copied: it may point into a reused buffer.
 func (m *tailMap) set(key, val []byte, del bool) {
 	v := tailVal{del: del}
-	old, ok := m.vals[string(key)]
 	if !del {
-		if ok && cap(old.val) >= len(val) {
-			v.val = append(old.val[:0], val...)
-		} else {
-			v.val = append(make([]byte, 0, len(val)), val...)
+		v.val = slices.Clone(val)
+		if v.val == nil {
+			v.val = []byte{}
 		}
 	}
-	if ok {
+	if _, ok := m.vals[string(key)]; ok {
 		m.vals[string(key)] = v
 		return
 	}
@@ -160,7 +156,7 @@ func (s *Store) snapshot() tailView {
 	return tailView{s: s, maps: s.tail[:len(s.tail)-1]}
 }
 
-// get returns a copy of the tail's newest change of key; ok is false if it holds none.
+// get returns the tail's newest change of key; ok is false if it holds none.
 func (v tailView) get(key []byte) (val tailVal, ok bool) {
 	if len(v.maps) == 0 {
 		return val, false
@@ -169,7 +165,6 @@ func (v tailView) get(key []byte) (val tailVal, ok bool) {
 	defer v.s.logMu.RUnlock()
 	for i := len(v.maps) - 1; i >= 0; i-- {
 		if val, ok = v.maps[i].vals[string(key)]; ok {
-			val.val = slices.Clone(val.val)
 			return val, true
 		}
 	}
@@ -178,20 +173,11 @@ func (v tailView) get(key []byte) (val tailVal, ok bool) {
 
 // has reports whether the tail holds a change of key: the stored value is stale then.
 func (v tailView) has(key []byte) bool {
-	if len(v.maps) == 0 {
-		return false
-	}
-	v.s.logMu.RLock()
-	defer v.s.logMu.RUnlock()
-	for i := len(v.maps) - 1; i >= 0; i-- {
-		if _, ok := v.maps[i].vals[string(key)]; ok {
-			return true
-		}
-	}
-	return false
+	_, ok := v.get(key)
+	return ok
 }
 
-// puts returns copies of the tail's newest values of the keys starting with prefix that it
+// puts returns the tail's newest values of the keys starting with prefix that it
 // does not delete, sorted by key.
 func (v tailView) puts(prefix []byte) (keys []string, vals [][]byte) {
 	if len(v.maps) == 0 {
@@ -199,7 +185,6 @@ func (v tailView) puts(prefix []byte) (keys []string, vals [][]byte) {
 	}
 	newest := map[string]tailVal{}
 	v.s.logMu.RLock()
-	defer v.s.logMu.RUnlock()
 	for _, m := range v.maps {
 		for k, val := range m.vals {
 			if strings.HasPrefix(k, string(prefix)) {
@@ -207,6 +192,7 @@ func (v tailView) puts(prefix []byte) (keys []string, vals [][]byte) {
 			}
 		}
 	}
+	v.s.logMu.RUnlock()
 	return sortedPuts(newest)
 }
 
@@ -217,16 +203,15 @@ func (v tailView) windows(owner []byte) (keys []string, vals [][]byte) {
 	}
 	newest := map[string]tailVal{}
 	v.s.logMu.RLock()
-	defer v.s.logMu.RUnlock()
 	for _, m := range v.maps {
 		for _, k := range m.owners[string(owner)] {
 			newest[k] = m.vals[k]
 		}
 	}
+	v.s.logMu.RUnlock()
 	return sortedPuts(newest)
 }
 
-// sortedPuts is called under logMu.
 func sortedPuts(newest map[string]tailVal) (keys []string, vals [][]byte) {
 	for k, v := range newest {
 		if !v.del {
@@ -235,7 +220,7 @@ func sortedPuts(newest map[string]tailVal) (keys []string, vals [][]byte) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		vals = append(vals, slices.Clone(newest[k].val))
+		vals = append(vals, newest[k].val)
 	}
 	return keys, vals
 }
