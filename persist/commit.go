@@ -50,11 +50,6 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 		if err == nil {
 			err = t.txn.Commit()
 			if err != nil {
-				if len(t.log) > 0 {
-					// The entry may have landed all the same: the retry's must not
-					// replace it, so its number is not used again.
-					s.logSeq++
-				}
 				return 0, fmt.Errorf("committing state in %s: %w", s.where, err)
 			}
 			s.applyQueueChanges(t.queues)

@@ -7,13 +7,6 @@
 // Batch; the committer writes one Batch per flush in one transaction, split only at
 // unit boundaries when Badger says it is too big, so each actor's flush stays atomic.
 //
-// A transaction writes its window, valve, stream and definition changes as one state
-// log entry (l/<seq>), not under their keys: Badger's cost is per key written. A
-// checkpoint now and then writes each key the log changed once and deletes the log
-// entries; until then reads overlay the keys with the log's tail, which the store
-// keeps in memory and reads back at Open (statelog.go, checkpoint.go). Dedup marks
-// and the outbox are written under their own keys.
-//
 // Open refuses a directory Badger would silently open as empty or older (a lost or
 // truncated MANIFEST, a damaged table or write-ahead log, a store holding fewer
 // commits than the edged-state marker beside it recorded), before Badger changes

@@ -182,8 +182,7 @@ func (s *Store) readCommits() (_ uint64, err error) {
 	return n, nil
 }
 
-// Close checkpoints the state log, flushes and closes the database, then marks it
-// closed cleanly. On a disk
+// Close flushes and closes the database, then marks it closed cleanly. On a disk
 // below the reserve it leaves the database as a crash would, marker included:
 // closing writes the memtable out as a new table, which may not fit, and the next
 // Open replays the memtable's log instead.
@@ -195,13 +194,6 @@ func (s *Store) Close() error {
 			s.marker.close()
 		}
 		return nil
-	}
-	if s.marker != nil {
-		// A cleanly closed store holds no log: an older edged, which would not
-		// read it, can open it without losing the last commits.
-		if err := s.Checkpoint(); err != nil {
-			s.log.Warn("checkpointing the state log at close failed; the next start reads it", "dir", s.where, "err", err)
-		}
 	}
 	if err := s.db.Close(); err != nil {
 		if s.marker != nil {
