@@ -7,12 +7,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// maxLogEntry is the largest state log entry a transaction writes: a commit is split
-// at unit boundaries beyond it, as at Badger's own limit, which a log entry large
-// enough to go to the value log escapes. In memory there is no value log, and an
-// entry must stay below the value threshold.
-const maxLogEntry = 4 << 20
-
 // Commit writes b in one transaction. If Badger says the transaction is too big, it
 // commits the longest run of whole units that fits, then the rest, so each unit stays
 // atomic; a single unit too big for a transaction is an error, and so is a disk
@@ -53,14 +47,7 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 				return 0, fmt.Errorf("committing state in %s: %w", s.where, err)
 			}
 			s.applyQueueChanges(t.queues)
-			if len(t.log) > 0 {
-				s.appendTail(s.logSeq+1, t.log)
-			}
-			if cap(t.log) <= maxKeptArena {
-				s.logBuf = t.log[:0]
-			}
 			s.committed()
-			s.maybeCheckpoint()
 			return end - b.done, nil
 		}
 		t.txn.Discard()
@@ -104,7 +91,6 @@ type txnBuild struct {
 	txn     *badger.Txn
 	queues  map[string]*queueChange
 	entries []badger.Entry // the transaction's writes, one allocation for all of them
-	log     []byte         // the state log entry (statelog.go)
 }
 
 // entry is badger.NewEntry(key, val) taken from the transaction's slab. Badger keeps
@@ -126,28 +112,15 @@ func (t *txnBuild) set(key, val []byte) error { return t.txn.SetEntry(t.entry(ke
 // number of whole units that went in before the limit was hit.
 func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
 	ops := b.units[to-1] - b.unitStart(from)
-	t = txnBuild{txn: s.db.NewTransaction(true), entries: make([]badger.Entry, 0, ops+1), log: s.logBuf[:0]}
+	t = txnBuild{txn: s.db.NewTransaction(true), entries: make([]badger.Entry, 0, ops+1)}
 	if err := t.set(commitKey, appendCounter(nil, s.commits+1)); err != nil {
 		return t, 0, s.wrapOpErr(err, commitKey)
 	}
 	for u := from; u < to; u++ {
 		for _, o := range b.ops[b.unitStart(u):b.units[u]] {
-			if o.kind == opPut || o.kind == opDelete {
-				t.log = appendLogOp(t.log, o)
-				continue
-			}
 			if err := s.addOp(&t, o); err != nil {
 				return t, u - from, err
 			}
-		}
-		if len(t.log) > s.maxLog {
-			return t, u - from, badger.ErrTxnTooBig
-		}
-	}
-	if len(t.log) > 0 {
-		k := logKey(s.logSeq + 1)
-		if err := t.set(k, t.log); err != nil {
-			return t, to - from, s.wrapOpErr(err, k)
 		}
 	}
 	for name, c := range t.queues {

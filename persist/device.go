@@ -50,9 +50,8 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		}
 		return k
 	}
-	v := s.view()
 	err = s.db.View(func(txn *badger.Txn) error {
-		return s.scanValues(txn, v, device, []byte{tagDef, tagStream, tagValve, tagWindow}, func(tag byte, r keyReader, v []byte) error {
+		return s.scanValues(txn, device, []byte{tagDef, tagStream, tagValve, tagWindow}, func(tag byte, r keyReader, v []byte) error {
 			switch tag {
 			case tagDef:
 				window := r.seg()
@@ -96,7 +95,6 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		return nil, fmt.Errorf("loading device %q from state in %s: %w", device, s.where, err)
 	}
 	for _, k := range keys {
-		sortWindows(k.Windows) // the state log's come after the stored ones
 		ds.Keys = append(ds.Keys, *k)
 	}
 	slices.SortFunc(ds.Keys, func(a, b KeyState) int {
@@ -115,16 +113,6 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 func (s *Store) Devices() (_ []string, err error) {
 	defer s.recovered("listing devices", &err)
 	seen := map[string]bool{}
-	v := s.view()
-	for _, tag := range deviceTags {
-		keys, _ := v.puts([]byte{tag})
-		for _, k := range keys {
-			r := keyReader{b: []byte(k[1:])}
-			if device := r.seg(); r.err == nil {
-				seen[device] = true
-			}
-		}
-	}
 	err = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
@@ -157,13 +145,9 @@ func (s *Store) Devices() (_ []string, err error) {
 }
 
 // DeleteDevice removes everything stored under a device (not its outbox queues,
-// which are named by the caller). No actor of the device may commit meanwhile. The
-// state log is checkpointed first, so none of it is left to replay.
+// which are named by the caller). No actor of the device may commit meanwhile.
 func (s *Store) DeleteDevice(device string) (err error) {
 	defer s.recovered(fmt.Sprintf("deleting device %q", device), &err)
-	if err := s.Checkpoint(); err != nil {
-		return fmt.Errorf("deleting device %q: %w", device, err)
-	}
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
 	err = s.db.View(func(txn *badger.Txn) error {

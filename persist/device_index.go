@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/edged/edged/watermark"
@@ -34,7 +33,6 @@ type DeviceIndex struct {
 	s      *Store
 	device string
 	txn    *badger.Txn // the snapshot; nil once closed
-	view   tailView    // the state log's changes not in the snapshot's keys
 }
 
 // StreamState is one stream's saved generator state.
@@ -51,8 +49,7 @@ type KeyName struct{ Window, Key string }
 // LoadDevice. The index holds a snapshot of the store until Close: Badger keeps the
 // versions it sees.
 func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
-	view := s.snapshot() // before Badger's: see Store.view
-	ix := &DeviceIndex{WindowDefs: map[string][]byte{}, s: s, device: device, view: view, txn: s.db.NewTransaction(false)}
+	ix := &DeviceIndex{WindowDefs: map[string][]byte{}, s: s, device: device, txn: s.db.NewTransaction(false)}
 	defer func() {
 		if err != nil {
 			ix.Close()
@@ -61,7 +58,7 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 	defer s.recovered(fmt.Sprintf("indexing device %q", device), &err) // before the Close above
 	var streams blocks[StreamState]
 	err = func(txn *badger.Txn) error {
-		err := s.scanValues(txn, ix.view, device, []byte{tagDef, tagStream}, func(tag byte, r keyReader, v []byte) error {
+		err := s.scanValues(txn, device, []byte{tagDef, tagStream}, func(tag byte, r keyReader, v []byte) error {
 			name := r.seg()
 			if err := r.done(); err != nil {
 				return err
@@ -77,12 +74,9 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 			return err
 		}, &ix.Corrupt)
 		ix.Streams = streams.slice()
-		// The state log's streams come after the stored ones.
-		slices.SortFunc(ix.Streams, func(a, b StreamState) int { return strings.Compare(a.Stream, b.Stream) })
 		if err == nil {
-			ix.Keys = scanKeyNames(txn, ix.view, device, tagValve, nil, &ix.Corrupt)
-			ix.Keys = scanKeyNames(txn, ix.view, device, tagWindow, ix.Keys, &ix.Corrupt)
-			ix.Keys = addTailNames(ix.view, device, ix.Keys)
+			ix.Keys = scanKeyNames(txn, device, tagValve, nil, &ix.Corrupt)
+			ix.Keys = scanKeyNames(txn, device, tagWindow, ix.Keys, &ix.Corrupt)
 		}
 		return err
 	}(ix.txn)
@@ -99,7 +93,7 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 // with (sorted, distinct), reading no value. Both are stored by window, then key, so
 // equal names are adjacent, and a name already in with costs no new string: most keys
 // have both a valve and windows.
-func scanKeyNames(txn *badger.Txn, view tailView, device string, tag byte, with []KeyName, corrupt *[]*DecodeError) []KeyName {
+func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corrupt *[]*DecodeError) []KeyName {
 	prefix := devicePrefix(tag, device)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
@@ -111,9 +105,6 @@ func scanKeyNames(txn *badger.Txn, view tailView, device string, tag byte, with 
 		last = n
 	}
 	for it.Rewind(); it.Valid(); it.Next() {
-		if view.has(it.Item().Key()) {
-			continue // changed since: addTailNames adds it if it still exists
-		}
 		r := keyReader{b: it.Item().Key()[len(prefix):]}
 		w, k := r.segBytes(), r.segBytes()
 		if tag == tagWindow {
@@ -150,33 +141,6 @@ func scanKeyNames(txn *badger.Txn, view tailView, device string, tag byte, with 
 	return names.slice()
 }
 
-// addTailNames merges the names of the keys with a valve or windows in the state
-// log's tail into names (sorted, distinct).
-func addTailNames(view tailView, device string, names []KeyName) []KeyName {
-	n := len(names)
-	for _, tag := range []byte{tagValve, tagWindow} {
-		prefix := devicePrefix(tag, device)
-		keys, _ := view.puts(prefix)
-		for _, key := range keys {
-			r := keyReader{b: []byte(key[len(prefix):])}
-			if kn := (KeyName{Window: r.seg(), Key: r.seg()}); r.err == nil {
-				names = append(names, kn)
-			}
-		}
-	}
-	if len(names) == n {
-		return names
-	}
-	cmpName := func(a, b KeyName) int {
-		if c := strings.Compare(a.Window, b.Window); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	}
-	slices.SortFunc(names, cmpName)
-	return slices.CompactFunc(names, func(a, b KeyName) bool { return a == b })
-}
-
 // compareName compares a name with the one whose window and key are w and k.
 func compareName(n KeyName, w, k []byte) int {
 	if c := compareString(n.Window, w); c != 0 {
@@ -210,7 +174,7 @@ func (ix *DeviceIndex) LoadKeys(keys []KeyName) (_ []*KeyState, corrupt []*Decod
 	if ix.txn == nil {
 		return nil, nil, errors.New("loading keys from a closed index")
 	}
-	return ix.s.loadKeys(ix.txn, ix.view, ix.device, keys)
+	return ix.s.loadKeys(ix.txn, ix.device, keys)
 }
 
 // LoadKeys reads the valve and windows of each of keys as the store holds them now:
@@ -219,15 +183,14 @@ func (ix *DeviceIndex) LoadKeys(keys []KeyName) (_ []*KeyState, corrupt []*Decod
 // skipped.
 func (s *Store) LoadKeys(device string, keys []KeyName) (states []*KeyState, corrupt []*DecodeError, err error) {
 	defer s.recovered(fmt.Sprintf("loading keys of device %q", device), &err)
-	v := s.view()
 	err = s.db.View(func(txn *badger.Txn) error {
-		states, corrupt, err = s.loadKeys(txn, v, device, keys)
+		states, corrupt, err = s.loadKeys(txn, device, keys)
 		return err
 	})
 	return states, corrupt, err
 }
 
-func (s *Store) loadKeys(txn *badger.Txn, view tailView, device string, keys []KeyName) (_ []*KeyState, corrupt []*DecodeError, err error) {
+func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*KeyState, corrupt []*DecodeError, err error) {
 	states := make([]*KeyState, len(keys))
 	err = func() error {
 		valves := newCursor(txn, devicePrefix(tagValve, device))
@@ -238,30 +201,23 @@ func (s *Store) loadKeys(txn *badger.Txn, view tailView, device string, keys []K
 		for i, k := range keys {
 			ks := &KeyState{Window: k.Window, Key: k.Key, Watermark: watermark.Min}
 			kb = valveKey(kb[:0], device, k.Window, k.Key)
-			valve := func(v []byte) error {
-				wm, inputs, err := decodeValve(v)
-				if err != nil {
-					corrupt = append(corrupt, &DecodeError{Key: describeKey(kb), Err: err})
+			if it := valves.seek(kb); it.Valid() && bytes.Equal(it.Item().Key(), kb) {
+				err := it.Item().Value(func(v []byte) error {
+					wm, inputs, err := decodeValve(v)
+					if err != nil {
+						corrupt = append(corrupt, &DecodeError{Key: describeKey(kb), Err: err})
+						return nil
+					}
+					ks.Valve, ks.Watermark = inputs, wm
+					states[i] = ks
 					return nil
-				}
-				ks.Valve, ks.Watermark = inputs, wm
-				states[i] = ks
-				return nil
-			}
-			if tv, ok := view.get(kb); ok {
-				if !tv.del {
-					_ = valve(tv.val)
-				}
-			} else if it := valves.seek(kb); it.Valid() && bytes.Equal(it.Item().Key(), kb) {
-				if err := it.Item().Value(valve); err != nil {
+				})
+				if err != nil {
 					return err
 				}
 			}
 			kb = appendSeg(appendSeg(append(kb[:0], windows.prefix...), k.Window), k.Key)
 			for it := windows.seek(kb); it.ValidForPrefix(kb); it.Next() {
-				if view.has(it.Item().Key()) {
-					continue
-				}
 				r := keyReader{b: it.Item().Key()[len(kb):]}
 				start := r.start()
 				if r.done() != nil {
@@ -273,16 +229,6 @@ func (s *Store) loadKeys(txn *badger.Txn, view tailView, device string, keys []K
 				}
 				ks.Windows = append(ks.Windows, WindowState{Start: start, State: v})
 				states[i] = ks
-			}
-			if wkeys, wvals := view.windows(kb); len(wkeys) > 0 {
-				for j, wk := range wkeys {
-					r := keyReader{b: []byte(wk[len(kb):])}
-					if start := r.start(); r.done() == nil {
-						ks.Windows = append(ks.Windows, WindowState{Start: start, State: slices.Clone(wvals[j])})
-						states[i] = ks
-					}
-				}
-				sortWindows(ks.Windows)
 			}
 		}
 		return nil
@@ -331,28 +277,19 @@ func (c *cursor) close() { c.it.Close() }
 func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, ok bool, err error) {
 	defer s.recovered(fmt.Sprintf("loading stream %q of device %q", stream, device), &err)
 	k := streamKey(nil, device, stream)
-	decode := func(v []byte) error {
-		var derr error
-		if st, derr = decodeGeneratorState(v); derr != nil {
-			s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", &DecodeError{Key: describeKey(k), Err: derr})
-		}
-		ok = derr == nil
-		return nil
-	}
-	v := s.view()
-	if tv, found := v.get(k); found {
-		if tv.del {
-			return st, false, nil
-		}
-		_ = decode(tv.val)
-		return st, ok, nil
-	}
 	err = s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(k)
 		if err != nil {
 			return err
 		}
-		return item.Value(decode)
+		return item.Value(func(v []byte) error {
+			var derr error
+			if st, derr = decodeGeneratorState(v); derr != nil {
+				s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", &DecodeError{Key: describeKey(k), Err: derr})
+			}
+			ok = derr == nil
+			return nil
+		})
 	})
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return st, false, nil
@@ -367,25 +304,19 @@ func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, 
 // every key of a device under tags. What f cannot decode is appended to corrupt.
 // Values are read where they lie, not prefetched: they are small and stored with
 // their keys.
-func (s *Store) scanValues(txn *badger.Txn, view tailView, device string, tags []byte, f func(tag byte, r keyReader, v []byte) error, corrupt *[]*DecodeError) error {
+func (s *Store) scanValues(txn *badger.Txn, device string, tags []byte, f func(tag byte, r keyReader, v []byte) error, corrupt *[]*DecodeError) error {
 	for _, tag := range tags {
 		prefix := devicePrefix(tag, device)
-		call := func(key, v []byte) {
-			if err := f(tag, keyReader{b: key[len(prefix):]}, v); err != nil {
-				if errors.Is(err, errBadKey) {
-					err = fmt.Errorf("%w: malformed key", ErrCorrupt)
-				}
-				*corrupt = append(*corrupt, &DecodeError{Key: describeKey(key), Err: err})
-			}
-		}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()
-			if view.has(item.Key()) {
-				continue // the tail's value follows
-			}
 			err := item.Value(func(v []byte) error {
-				call(item.Key(), v)
+				if err := f(tag, keyReader{b: item.Key()[len(prefix):]}, v); err != nil {
+					if errors.Is(err, errBadKey) {
+						err = fmt.Errorf("%w: malformed key", ErrCorrupt)
+					}
+					*corrupt = append(*corrupt, &DecodeError{Key: describeKey(item.Key()), Err: err})
+				}
 				return nil
 			})
 			if err != nil {
@@ -394,16 +325,6 @@ func (s *Store) scanValues(txn *badger.Txn, view tailView, device string, tags [
 			}
 		}
 		it.Close()
-		keys, vals := view.puts(prefix)
-		for i, k := range keys {
-			call([]byte(k), vals[i])
-		}
 	}
 	return nil
-}
-
-// sortWindows orders windows by start; the state log's tail adds its windows after
-// the stored ones.
-func sortWindows(ws []WindowState) {
-	slices.SortFunc(ws, func(a, b WindowState) int { return cmp.Compare(a.Start, b.Start) })
 }

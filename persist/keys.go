@@ -17,7 +17,6 @@ const (
 	tagOutbox  byte = 'o' // o/<queue>/<seq>: outbox entry
 	tagCounter byte = 'q' // q/<queue>: last sequence number allocated
 	tagCommit  byte = 'c' // c: commits made to the store (see MarkerName)
-	tagLog     byte = 'l' // l/<seq>: state log entry (see statelog.go)
 )
 
 // commitKey holds the number of transactions committed to the store (a counter
@@ -169,9 +168,6 @@ func describeKey(k []byte) string {
 	}
 	if string(k) == string(commitKey) {
 		return "c (commit count)"
-	}
-	if k[0] == tagLog && len(k) == 9 {
-		return fmt.Sprintf("l/%d", binary.BigEndian.Uint64(k[1:]))
 	}
 	r := keyReader{b: k[1:]}
 	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1}[k[0]]

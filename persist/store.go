@@ -33,19 +33,6 @@ type Store struct {
 	boot       string      // bootID() at open, for marker records
 	markerErrs int         // marker writes failed in a row, to log the first only
 
-	// The state log (statelog.go): logMu guards tail, the maps of changes not yet
-	// checkpointed, oldest first, and the sequence numbers. Commits and checkpoints
-	// also hold commitMu.
-	logMu    sync.RWMutex
-	tail     []*tailMap
-	logSeq   uint64    // the newest log entry written
-	logFirst uint64    // the oldest log entry not yet deleted by a checkpoint
-	logSince time.Time // when the last map of tail got its first change
-	logBuf   []byte    // the last log entry's buffer, for the next; under commitMu
-	maxLog   int       // the largest log entry a commit writes
-	logBytes int64     // log bytes written since the last checkpoint
-	ckptErrs int       // checkpoints failed in a row, to log the first only
-
 	// queueMu serializes every change to the outbox (commits with enqueues or
 	// dequeues, DropOldest) so sequence numbers land in order and stats stay exact.
 	queueMu sync.Mutex
@@ -118,16 +105,8 @@ func openBadger(o Options, where string, lock *dirLock, disk diskReserve) (s *St
 		}
 		return nil, fmt.Errorf("opening state in %s: %w", where, err)
 	}
-	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{},
-		maxLog: maxLogEntry}
-	if o.Durability == Memory {
-		s.maxLog = int(o.badgerOptions().ValueThreshold)
-	}
+	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{}}
 	if err := s.loadQueues(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := s.loadTail(); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -11,12 +11,9 @@ import (
 // keys went. The definition goes last, in a write of its own: a crash part way
 // leaves it in place, so a restart still sees a definition that does not match the
 // config and the caller deletes the rest again. No actor of the device may commit
-// meanwhile. The state log is checkpointed first, so none of it is left to replay.
+// meanwhile.
 func (s *Store) DeleteWindowState(device, window string) (n int, err error) {
 	defer s.recovered(fmt.Sprintf("deleting window %q of device %q", window, device), &err)
-	if err := s.Checkpoint(); err != nil {
-		return 0, fmt.Errorf("deleting window %q of device %q: %w", window, device, err)
-	}
 	var prefixes [][]byte
 	for _, tag := range []byte{tagWindow, tagValve, tagMark} {
 		prefixes = append(prefixes, appendSeg(devicePrefix(tag, device), window))
