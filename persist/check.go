@@ -160,9 +160,10 @@ func checkWALs(dir string, wals []string, seq uint64, p *preOpen, o Options) err
 		}
 		s := scanWAL(data, commitKey)
 		newest := i == len(wals)-1
-		// A power cut may leave the newest log's last write half on disk in any
-		// order; only the part Badger keeps was acknowledged.
-		if s.dataAfter && !(newest && p.powerCut) {
+		// A torn last entry was never acknowledged, and checkSeq catches a log that
+		// lost commits. A power cut may leave the newest log's last writes half on
+		// disk in any order; only the part Badger keeps was acknowledged.
+		if s.more && !(newest && p.powerCut) {
 			return refuse(dir, "its write-ahead log %s is damaged at offset %d, and Badger would drop everything after it", name, s.kept)
 		}
 		seq = max(seq, s.seq)

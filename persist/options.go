@@ -48,6 +48,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// maxValueThreshold is the largest value Badger keeps in its write-ahead log; larger
+// ones go to the value log.
+const maxValueThreshold = 1 << 20
+
 // badgerOptions tunes Badger for a gateway with little RAM. Measured with
 // BenchmarkMemory (Go heap growth with the store open, amd64, the default 256 MiB
 // budget): about 6 MB empty and 27-36 MB while writing 200,000 windows; RSS of the
@@ -77,7 +81,7 @@ func (o Options) badgerOptions() badger.Options {
 		dir = ""
 	}
 	// Badger refuses a value threshold above its max batch size (15% of a memtable).
-	threshold := min(int64(1<<20), 15*o.memTableSize/100/2)
+	threshold := min(maxValueThreshold, 15*o.memTableSize/100/2)
 	_, blockCache, indexCache := badgerMemory(o.Memory)
 	return badger.DefaultOptions(dir).
 		WithInMemory(o.Durability == Memory).

@@ -26,38 +26,38 @@ const (
 	walBitTxn     = 1 << 6
 	walBitFinTxn  = 1 << 7
 	walMaxKey     = 1 << 16
+	// walMaxEntry bounds one entry: the largest key and the largest value Badger
+	// keeps in the log rather than the value log (badgerOptions' value threshold).
+	walMaxEntry = 2 + 3*binary.MaxVarintLen64 + walMaxKey + maxValueThreshold + crc32.Size
 )
 
 // walScan is what Badger's replay will keep of one write-ahead log.
 type walScan struct {
 	kept int    // offset after the last entry Badger keeps
-	tail int    // offset after the entry the replay stopped at, when its extent is known
 	seq  uint64 // highest commit sequence in a kept transaction; 0 if none
-	// dataAfter says whether a non-zero byte follows tail. A crash tears at most the
-	// entry being written and leaves zeros after it (Badger zeroes ahead of each
-	// write, and the file was created zero-filled); anything further is damage.
-	dataAfter bool
+	// torn says that non-zero bytes follow where the replay stops, all of them
+	// within one entry's extent and no whole entry among them: the entry a crash
+	// interrupted. Go's memmove writes the head of a large copy last, so such an
+	// entry may have its body but no header yet.
+	torn bool
+	// more says that more follows: a whole entry, or more than one entry's worth
+	// of bytes. A crash does not leave that; Badger would drop it.
+	more bool
 }
 
 // scanWAL reads one write-ahead log the way Badger replays it and finds the commit
 // sequence that commitKey holds in it.
 func scanWAL(data, commitKey []byte) walScan {
-	s := walScan{kept: walHeaderSize, tail: walHeaderSize}
+	s := walScan{kept: min(walHeaderSize, len(data))}
 	if len(data) < walHeaderSize {
-		s.kept, s.tail = len(data), len(data)
 		return s
 	}
 	off := walHeaderSize
 	var txnTs, txnSeq uint64 // the open transaction's version and the seq it writes
 	for {
 		e, ok := readWALEntry(data, off)
-		if e.size > 0 {
-			s.tail = off + e.size
-		} else {
-			s.tail = off
-		}
 		if !ok {
-			break
+			return s.after(data, off)
 		}
 		end := off + e.size
 		ts := uint64(0)
@@ -74,37 +74,50 @@ func scanWAL(data, commitKey []byte) walScan {
 				txnTs = ts
 			}
 			if ts != txnTs {
-				return s.finish(data)
+				return s.after(data, end)
 			}
 			txnSeq = max(txnSeq, seq)
 		case e.meta&walBitFinTxn != 0:
 			v, err := strconv.ParseUint(string(e.value), 10, 64)
 			if err != nil || v != txnTs {
-				return s.finish(data)
+				return s.after(data, end)
 			}
 			s.kept, s.seq = end, max(s.seq, txnSeq)
 			txnTs, txnSeq = 0, 0
 		default:
 			if txnTs != 0 {
-				return s.finish(data)
+				return s.after(data, end)
 			}
 			s.kept, s.seq = end, max(s.seq, seq)
 		}
 		off = end
 	}
-	return s.finish(data)
 }
 
-func (s walScan) finish(data []byte) walScan {
-	s.tail = min(s.tail, len(data))
-	s.dataAfter = bytes.IndexFunc(data[s.tail:], func(r rune) bool { return r != 0 }) >= 0
+// after judges the bytes from stop on, where the replay stopped: at an entry that
+// does not read back, or after one that breaks its transaction.
+func (s walScan) after(data []byte, stop int) walScan {
+	last := bytes.LastIndexFunc(data[stop:], func(r rune) bool { return r != 0 })
+	switch {
+	case last < 0:
+	case last >= walMaxEntry:
+		s.more = true
+	default:
+		s.torn = true
+		for off := stop; off <= stop+last; off++ {
+			if _, ok := readWALEntry(data, off); ok {
+				s.torn, s.more = false, true
+				break
+			}
+		}
+	}
 	return s
 }
 
 type walEntry struct {
 	meta       byte
 	key, value []byte
-	size       int // the entry's extent when its header reads, else 0
+	size       int
 }
 
 // readWALEntry reads the entry at off. ok is false where Badger's replay stops:
