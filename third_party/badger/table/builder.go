@@ -524,7 +524,14 @@ func (b *Builder) compressData(data []byte) ([]byte, error) {
 }
 
 func (b *Builder) buildIndex(bloom []byte) ([]byte, uint32) {
-	builder := fbs.NewBuilder(3 << 20)
+	// edged: sized for what the index holds (each block's base key with its offset
+	// and length, and the bloom filter), not 3 MB for every table; the builder grows
+	// if this falls short.
+	sz := len(bloom) + 256
+	for _, bl := range b.blockList {
+		sz += len(bl.baseKey) + 48
+	}
+	builder := fbs.NewBuilder(sz)
 
 	boList, dataSize := b.writeBlockOffsets(builder)
 	// Write block offset vector the the idxBuilder.
