@@ -37,8 +37,14 @@ type Batch struct {
 	ops   []op
 	units []int // end (exclusive) of each closed unit in ops
 	done  int   // units already committed
-	arena []byte
-	queue bool // some op touches the outbox
+	queue bool  // some op touches the outbox
+	// Keys and values are copied into blocks that never move: a batch of 10,000
+	// window states holds them once, not beside the arrays an append-grown slice
+	// leaves behind (the handed-out slices keep those alive), and growing copies
+	// nothing.
+	arena []byte   // the block being filled
+	full  [][]byte // blocks filled before it in this batch
+	free  [][]byte // blocks a Reset kept for the next batch
 }
 
 // NewBatch returns an empty batch for s.
@@ -47,6 +53,7 @@ func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
 // Buffers a Reset keeps: about what a steady commit of a few thousand changes needs.
 // A burst's larger ones are dropped rather than held for good.
 const (
+	arenaBlock   = 64 << 10
 	maxKeptArena = 1 << 20
 	maxKeptOps   = 8192
 )
@@ -54,10 +61,13 @@ const (
 // Reset empties a batch whose Commit succeeded, keeping its buffers for the next
 // one: Badger has copied what it keeps before Commit returns.
 func (b *Batch) Reset() {
-	b.arena = b.arena[:0]
-	if cap(b.arena) > maxKeptArena {
-		b.arena = nil
+	for _, blk := range append(b.full, b.arena) {
+		if cap(blk) == arenaBlock && len(b.free) < maxKeptArena/arenaBlock {
+			b.free = append(b.free, blk[:0])
+		}
 	}
+	clear(b.full)
+	b.full, b.arena = b.full[:0], nil
 	clear(b.ops) // the queue names
 	b.ops = b.ops[:0]
 	if cap(b.ops) > maxKeptOps {
@@ -81,16 +91,38 @@ func (b *Batch) EndUnit() {
 	}
 }
 
-// keep copies p into the arena. Slices handed out before the arena grows keep
-// pointing at the old array, which stays alive through them.
+// room makes the block being filled one with n bytes free: a fresh block (a kept
+// one if n fits), or one of its own for something larger than a block.
+func (b *Batch) room(n int) {
+	if cap(b.arena)-len(b.arena) >= n {
+		return
+	}
+	if b.arena != nil {
+		b.full = append(b.full, b.arena)
+	}
+	if k := len(b.free); k > 0 && n <= arenaBlock {
+		b.arena, b.free = b.free[k-1], b.free[:k-1]
+		return
+	}
+	b.arena = make([]byte, 0, max(arenaBlock, n))
+}
+
+// keep copies p into the arena.
 func (b *Batch) keep(p []byte) []byte {
+	b.room(len(p))
 	start := len(b.arena)
 	b.arena = append(b.arena, p...)
 	return b.arena[start:len(b.arena):len(b.arena)]
 }
 
-// key appends a key built by f to the arena.
+// keyRoom is what key makes sure is free: more than any key and encoded valve or
+// generator state needs. One that outgrows it still lands whole: append moves the
+// block, and the slices handed out before keep the old one alive.
+const keyRoom = 1 << 10
+
+// key appends a key (or small value) built by f to the arena.
 func (b *Batch) key(f func([]byte) []byte) []byte {
+	b.room(keyRoom)
 	start := len(b.arena)
 	b.arena = f(b.arena)
 	return b.arena[start:len(b.arena):len(b.arena)]
