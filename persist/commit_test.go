@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -170,5 +171,41 @@ func TestABatchResetAfterItsCommitCommitsOnlyTheNextChanges(t *testing.T) {
 				t.Errorf("Peek = %+v, %v; want the one entry r1", entries, err)
 			}
 		})
+	}
+}
+
+// A batch spans many arena blocks, one value larger than a block, and the blocks a
+// Reset keeps are refilled by the next batch: every value commits as it was put.
+func TestBatchesLargerThanTheirBlocksCommitEveryValueIntact(t *testing.T) {
+	s := openStore(t, Options{})
+	b := s.NewBatch()
+	want := map[string][]byte{}
+	for round := range 2 {
+		for i := range 3000 {
+			v := bytes.Repeat([]byte{byte(round*7 + i)}, 1+i%97)
+			if i == 1500 {
+				v = bytes.Repeat([]byte{byte(round + 1)}, arenaBlock+100)
+			}
+			k := fmt.Sprintf("k%d", i)
+			b.PutWindow(WindowKey{"dev", "1m", k, 0}, v)
+			want[k] = v
+			b.EndUnit()
+		}
+		if err := s.Commit(b); err != nil {
+			t.Fatalf("round %d: Commit: %v", round, err)
+		}
+		b.Reset()
+	}
+	got, err := s.LoadDevice("dev")
+	if err != nil {
+		t.Fatalf("LoadDevice: %v", err)
+	}
+	if len(got.Keys) != len(want) {
+		t.Fatalf("LoadDevice holds %d keys, want %d", len(got.Keys), len(want))
+	}
+	for _, k := range got.Keys {
+		if len(k.Windows) != 1 || !bytes.Equal(k.Windows[0].State, want[k.Key]) {
+			t.Fatalf("key %s: windows %d, state of %d bytes; want the %d bytes of round 2", k.Key, len(k.Windows), len(k.Windows[0].State), len(want[k.Key]))
+		}
 	}
 }
