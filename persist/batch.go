@@ -51,9 +51,9 @@ type Batch struct {
 func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
 
 // Buffers a Reset keeps: about what a steady commit of a few thousand changes needs.
-// A burst's larger ones are dropped rather than held for good.
+// A burst's larger ones are dropped rather than held for good, arena blocks included.
 const (
-	arenaBlock   = 64 << 10
+	arenaBlock   = 32 << 10
 	maxKeptArena = 1 << 20
 	maxKeptOps   = 8192
 )
@@ -61,9 +61,12 @@ const (
 // Reset empties a batch whose Commit succeeded, keeping its buffers for the next
 // one: Badger has copied what it keeps before Commit returns.
 func (b *Batch) Reset() {
-	for _, blk := range append(b.full, b.arena) {
-		if cap(blk) == arenaBlock && len(b.free) < maxKeptArena/arenaBlock {
-			b.free = append(b.free, blk[:0])
+	if (len(b.full)+1)*arenaBlock <= maxKeptArena {
+		b.full = append(b.full, b.arena)
+		for _, blk := range b.full {
+			if cap(blk) == arenaBlock && len(b.free) < maxKeptArena/arenaBlock {
+				b.free = append(b.free, blk[:0])
+			}
 		}
 	}
 	clear(b.full)
