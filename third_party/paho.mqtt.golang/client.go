@@ -618,7 +618,7 @@ func (c *client) startCommsWorkers(conn net.Conn, connectionUp connCompletedFn, 
 
 	// matchAndDispatch will process messages received from the network. It may generate acknowledgements
 	// It will complete when incomingPubChan is closed and will close ackOut prior to exiting
-	incomingPubChan := make(chan *packets.PublishPacket)
+	incomingPubChan := make(chan *packets.PublishPacket, intakeBuffer)
 	c.workers.Add(1) // Done will be called when ackOut is closed
 	ackOut := c.msgRouter.matchAndDispatch(incomingPubChan, c.options.Order, c)
 

@@ -109,13 +109,18 @@ type inbound struct {
 	cp  packets.ControlPacket
 }
 
+// intakeBuffer is the capacity of each channel a received PUBLISH crosses on its way
+// to the router (edged: these were unbuffered, so each message woke the next of five
+// goroutines in turn; with room, each goroutine takes what queued while it ran).
+const intakeBuffer = 64
+
 // startIncoming initiates a goroutine that reads incoming messages off the wire and sends them to the channel (returned).
 // If there are any issues with the network connection then the returned channel will be closed and the goroutine will exit
 // (so closing the connection will terminate the goroutine)
 func startIncoming(conn io.Reader) <-chan inbound {
 	var err error
 	var cp packets.ControlPacket
-	ibound := make(chan inbound)
+	ibound := make(chan inbound, intakeBuffer)
 
 	DEBUG.Println(NET, "incoming started")
 
@@ -158,7 +163,7 @@ func startIncomingComms(conn io.Reader,
 	inboundFromStore <-chan packets.ControlPacket,
 ) <-chan incomingComms {
 	ibound := startIncoming(conn) // Start goroutine that reads from network connection
-	output := make(chan incomingComms)
+	output := make(chan incomingComms, intakeBuffer)
 
 	DEBUG.Println(NET, "startIncomingComms started")
 	go func() {
@@ -399,7 +404,7 @@ func startComms(conn net.Conn, // Network connection (must be active)
 	var wg sync.WaitGroup
 	wg.Add(2)
 
-	outPublish := make(chan *packets.PublishPacket)
+	outPublish := make(chan *packets.PublishPacket, intakeBuffer)
 	outError := make(chan error)
 
 	// Any messages received get passed to the appropriate channel
