@@ -24,9 +24,11 @@
 //   - actors/outbox: what the two share: outbox entries and their encoding, the
 //     upstream queue name, record ids, and the messages Tick, Enqueued and
 //     Delivered (this package's names for them are aliases).
+//   - actors/workers: the live dispatcher, the goroutines that run every mailbox
+//     (replay runs on protoactor's synchronized one instead).
 //
-// Imports go one way: actors imports uplink and outbox, uplink imports outbox, and
-// outbox imports no package of edged; a sub-package never imports actors. This
-// package may import everything else in edged; nothing but cmd/ and testing/ imports
-// it.
+// Imports go one way: actors imports its sub-packages, uplink imports outbox, and
+// outbox and workers import no package of edged; a sub-package never imports
+// actors. This package may import everything else in edged; nothing but cmd/ and
+// testing/ imports it.
 package actors
