@@ -23,10 +23,9 @@ import (
 // then starts another. Workers left idle for a whole trim period exit, so a burst's
 // goroutines do not stay.
 type Pool struct {
-	throughput int
-	trimEvery  time.Duration // how long an idle worker waits for a mailbox before it may exit
-	stall      time.Duration // how long the queue may stand still before another worker starts
-	parallel   int           // running workers beyond which a queued mailbox wakes none
+	trimEvery time.Duration // how long an idle worker waits for a mailbox before it may exit
+	stall     time.Duration // how long the queue may stand still before another worker starts
+	parallel  int           // running workers beyond which a queued mailbox wakes none
 
 	mu       sync.Mutex
 	queue    fifo          // mailboxes waiting for a running worker, oldest first
@@ -49,11 +48,11 @@ const stall = time.Millisecond
 
 // New returns a pool with no workers yet: the first mailbox scheduled starts one.
 func New() *Pool {
-	return &Pool{throughput: throughput, trimEvery: 2 * time.Second, stall: stall, parallel: runtime.GOMAXPROCS(0)}
+	return &Pool{trimEvery: 2 * time.Second, stall: stall, parallel: runtime.GOMAXPROCS(0)}
 }
 
 // Throughput is how many messages a mailbox runs per turn (actor.Dispatcher).
-func (d *Pool) Throughput() int { return d.throughput }
+func (d *Pool) Throughput() int { return throughput }
 
 // Schedule runs a mailbox's turn fn on a worker (actor.Dispatcher).
 func (d *Pool) Schedule(fn func()) {
