@@ -64,7 +64,7 @@ func emitAll(t *testing.T, topo *topology, topics ...string) {
 	topo.tick(1)
 	deadline := time.Now().Add(10 * time.Second)
 	for _, topic := range topics {
-		for topo.env.metrics.Streams.topic("d", "s", topic).watermark.get() == 0 {
+		for topo.env.metrics.Streams.Topic("d", "s", topic).Watermark.Get() == 0 {
 			if time.Now().After(deadline) {
 				t.Fatalf("stream %s emitted no watermark", topic)
 			}

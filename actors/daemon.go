@@ -16,6 +16,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/actors/uplink"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
@@ -36,7 +37,7 @@ type Daemon struct {
 	http     *http.Server
 	httpAddr string
 	upstream *uplink.Link
-	status   *statusSampler // nil without http.listen
+	status   *status.Sampler // nil without http.listen
 	reload   *reloadState
 	applyMu  sync.Mutex // one reload at a time, and none once stopping
 	fleetMu  sync.Mutex
@@ -334,8 +335,8 @@ func (d *Daemon) serveHTTP() error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
 	d.status = d.newStatusSampler()
-	mux.Handle("/status", serveStatus(d.status))
-	mux.HandleFunc("/", servePage)
+	mux.Handle("/status", d.status)
+	mux.HandleFunc("/", status.ServePage)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		ok, status := d.Health()
 		if !ok {

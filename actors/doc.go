@@ -17,16 +17,22 @@
 //
 //   - actors (this package): the topology (router, pipeline, source and window
 //     actors, topology.go), the durability protocol (units, flush, committer, sink,
-//     outboxes), the daemon, replay, metrics and the status page.
+//     outboxes), the daemon, replay and metrics, and the glue that runs the status
+//     sampler (status_loop.go).
 //   - actors/uplink: the upstream-sync actor that ships the upstream outboxes to a
 //     cloud MQTT broker or NATS JetStream, and its transports. The daemon starts an
 //     uplink.Link and spawns the actor through it.
 //   - actors/outbox: what the two share: outbox entries and their encoding, the
 //     upstream queue name, record ids, and the messages Tick, Enqueued and
 //     Delivered (this package's names for them are aliases).
+//   - actors/workers: the live dispatcher, the goroutines that run every mailbox
+//     (replay runs on protoactor's synchronized one instead).
+//   - actors/status: the per-topic statistics the sources set on the record path,
+//     their Prometheus collector, and the /status page: its model, its sampler,
+//     its handlers.
 //
-// Imports go one way: actors imports uplink and outbox, uplink imports outbox, and
-// outbox imports no package of edged; a sub-package never imports actors. This
-// package may import everything else in edged; nothing but cmd/ and testing/ imports
-// it.
+// Imports go one way: actors imports its sub-packages, uplink imports outbox,
+// status imports watermark, and outbox and workers import no package of edged; a
+// sub-package never imports actors. This package may import everything else in edged; nothing but cmd/ and
+// testing/ imports it.
 package actors

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/workers"
 	"github.com/edged/edged/persist"
 )
 
@@ -49,8 +50,8 @@ func (e *env) produced(payload []byte) []byte {
 
 // blocking runs f, which waits for the disk, so that live workers do not wait for it.
 func (e *env) blocking(f func()) {
-	if w, ok := e.dispatch.(*workers); ok {
-		w.blocking(f)
+	if w, ok := e.dispatch.(*workers.Pool); ok {
+		w.Blocking(f)
 		return
 	}
 	f()

@@ -7,31 +7,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 )
-
-// FleetStatus is the fleet block of /status's config: which revision of the fleet
-// bucket's device files runs, and the latest one ignored.
-type FleetStatus struct {
-	Bucket string `json:"bucket"`
-	Host   string `json:"host"`
-	// Revision is the bucket revision of the device files applied: the highest
-	// revision among this gateway's keys and the shared ones; 0 before the first.
-	Revision  uint64 `json:"revision"`
-	AppliedAt int64  `json:"applied_at,omitempty"` // ms since the epoch
-	// FromDisk: the device files run from the last good copy in data_dir; the
-	// bucket has not been read since the start.
-	FromDisk bool            `json:"from_disk,omitempty"`
-	Rejected *FleetRejection `json:"rejected,omitempty"`
-}
-
-// FleetRejection is a revision of the bucket that was not applied; the config
-// applied before it stays.
-type FleetRejection struct {
-	Revision uint64 `json:"revision"`
-	Error    string `json:"error"` // key:line: field: reason, as for a local file
-	At       int64  `json:"at"`
-}
 
 // fleetState keeps the fleet block and its metrics.
 type fleetState struct {
@@ -39,7 +17,7 @@ type fleetState struct {
 	rejected prometheus.Counter
 
 	mu     sync.Mutex
-	status FleetStatus
+	status status.FleetStatus
 }
 
 // StartFleet says that device files come from a fleet bucket, and which revision
@@ -55,7 +33,7 @@ func (d *Daemon) StartFleet(bucket, host string, revision uint64) {
 			Name: "edged_fleet_rejected_total",
 			Help: "Revisions of the fleet bucket's device files not applied (invalid, or refused by the reload); the config before them stays.",
 		}),
-		status: FleetStatus{Bucket: bucket, Host: host, Revision: revision, FromDisk: revision > 0},
+		status: status.FleetStatus{Bucket: bucket, Host: host, Revision: revision, FromDisk: revision > 0},
 	}
 	d.metrics.Registry.MustRegister(f.revision, f.rejected)
 	f.revision.Set(float64(revision))
@@ -97,7 +75,7 @@ func (d *Daemon) FleetClean() {
 }
 
 // Fleet is the fleet block of the status, or nil without a fleet bucket.
-func (d *Daemon) Fleet() *FleetStatus {
+func (d *Daemon) Fleet() *status.FleetStatus {
 	f := d.fleetState()
 	if f == nil {
 		return nil
@@ -121,12 +99,12 @@ func (d *Daemon) fleetState() *fleetState {
 func (f *fleetState) reject(revision uint64, err error) {
 	f.rejected.Inc()
 	f.mu.Lock()
-	f.status.Rejected = &FleetRejection{Revision: revision, Error: err.Error(), At: time.Now().UnixMilli()}
+	f.status.Rejected = &status.FleetRejection{Revision: revision, Error: err.Error(), At: time.Now().UnixMilli()}
 	f.mu.Unlock()
 }
 
 // configStatus is the config block of /status: the reload's, with the fleet's.
-func (d *Daemon) configStatus() *ConfigStatus {
+func (d *Daemon) configStatus() *status.ConfigStatus {
 	st := d.reload.snapshot()
 	st.Fleet = d.Fleet()
 	return st

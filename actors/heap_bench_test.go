@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 )
@@ -47,10 +48,10 @@ func heapPerIdleKey(b *testing.B, device string) {
 	base := liveHeap()
 	addIdleKeys(topo, warm, warm+keys)
 	actorsHeap := liveHeap()
-	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+	s := sampler(m, 0)
 	now := time.UnixMilli(t0)
-	for i := range int(statusSpan / statusEvery) {
-		s.sample(now.Add(time.Duration(i) * statusEvery))
+	for i := range int(status.Span / status.Every) {
+		s.Sample(now.Add(time.Duration(i) * status.Every))
 	}
 	withStatus := liveHeap()
 	b.ReportMetric(float64(actorsHeap-base)/keys, "B/key")

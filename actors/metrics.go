@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/actors/uplink"
 	"github.com/edged/edged/configs"
 )
@@ -19,10 +20,10 @@ type Metrics struct {
 	// labelled is every vector with labels, for forget.
 	labelled []*prometheus.MetricVec
 
-	// Streams holds every concrete topic's statistics; streamCollector exports them.
-	Streams        *streamStats
-	Late           *reasonCounters        // device, concrete topic, reason
-	Dropped        *reasonCounters        // device, concrete topic, reason
+	// Streams holds every concrete topic's statistics; a status collector exports them.
+	Streams        *status.Stats
+	Late           *status.Reasons        // device, concrete topic, reason
+	Dropped        *status.Reasons        // device, concrete topic, reason
 	Firings        *prometheus.CounterVec // device, window
 	LateUpdates    *prometheus.CounterVec // device, window
 	OpenWindows    *prometheus.GaugeVec   // device, window
@@ -51,17 +52,17 @@ func NewMetrics() *Metrics { return MetricsFor(configs.Metrics{}) }
 
 // MetricsFor registers every series on a fresh registry as cfg asks.
 func MetricsFor(cfg configs.Metrics) *Metrics {
-	r, status := prometheus.NewRegistry(), prometheus.NewRegistry()
-	f := factory{r: r, status: status}
-	streams := newStreamStats()
-	r.MustRegister(newStreamCollector(streams, cfg.PerTopic))
+	r, forStatus := prometheus.NewRegistry(), prometheus.NewRegistry()
+	f := factory{r: r, status: forStatus}
+	streams := status.NewStats()
+	r.MustRegister(status.NewCollector(streams, cfg.PerTopic))
 	publishRefused := f.counters("edged_publish_refused_total", "Records dropped because their topic is not a valid MQTT topic (never sent, never retried).", "output")
 	m := &Metrics{
 		Registry:       r,
-		status:         status,
+		status:         forStatus,
 		Streams:        streams,
-		Late:           &reasonCounters{stats: streams, pick: func(t *topicStats) *[len(streamReasons)]statCounter { return &t.counts().late }},
-		Dropped:        &reasonCounters{stats: streams, pick: func(t *topicStats) *[len(streamReasons)]statCounter { return &t.counts().dropped }},
+		Late:           streams.Late(),
+		Dropped:        streams.Dropped(),
 		Firings:        f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
@@ -140,4 +141,11 @@ func (f factory) histogram(name, help string) prometheus.Histogram {
 	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8)})
 	f.register(h)
 	return h
+}
+
+// TopicSummary counts the concrete topics and the idle ones, and finds the highest
+// watermark lag (seconds) of the active ones: what `edged demo` prints, whichever
+// way the series are labelled.
+func (m *Metrics) TopicSummary() (topics, idle int, maxActiveLag float64) {
+	return m.Streams.Summary()
 }

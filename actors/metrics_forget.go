@@ -8,7 +8,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // statistics go too (they are not Prometheus vectors).
 func (m *Metrics) forget(labels prometheus.Labels) {
 	if dev, ok := labels["device"]; ok && len(labels) == 1 {
-		m.Streams.forgetDevice(dev)
+		m.Streams.ForgetDevice(dev)
 	}
 	for _, v := range m.labelled {
 		v.DeletePartialMatch(labels)

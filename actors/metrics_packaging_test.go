@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/edged/edged/actors/status"
 )
 
 // The Grafana dashboard and the alert rules in packaging/ are read by people who
@@ -33,7 +35,7 @@ func TestPackagedDashboardsAndAlertsUseExistingMetrics(t *testing.T) {
 		}
 	}
 	collect(buildInfoCollector())
-	collect(newStreamCollector(newStreamStats(), false))
+	collect(status.NewCollector(status.NewStats(), false))
 	collect(newReloadState(prometheus.NewRegistry(), 0).total)
 	if !known["edged_records_in_total"] || !known["edged_build_info"] {
 		t.Fatalf("metric discovery found %d names, not the basics; the test is broken", len(known))

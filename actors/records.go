@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/windows"
 )
 
@@ -113,11 +114,12 @@ func appendLate(b []byte, l *lateRecord) []byte {
 	return append(b, '}')
 }
 
+// A late record's reasons are the ones its counters count by.
 const (
-	reasonTooLate     = "too_late"
-	reasonFuture      = "future"
-	reasonUndecodable = "undecodable"
-	reasonKeyLimit    = "key_limit" // a new key past limits.max_keys_per_window
+	reasonTooLate     = status.TooLate
+	reasonFuture      = status.Future
+	reasonUndecodable = status.Undecodable
+	reasonKeyLimit    = status.KeyLimit
 )
 
 func appendWatermark(b []byte, wm int64) []byte {

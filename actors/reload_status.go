@@ -8,29 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 )
-
-// ConfigStatus is the "config" block of /status: which config runs and how the
-// last reload went.
-type ConfigStatus struct {
-	// Generation counts the configs applied: 1 is the one edged started with.
-	Generation int64 `json:"generation"`
-	AppliedAt  int64 `json:"applied_at"` // ms since the epoch
-	Devices    int   `json:"devices"`
-	// LastReload is the outcome of the latest reload: applied, refused or
-	// needs_restart; "" before the first.
-	LastReload   string   `json:"last_reload,omitempty"`
-	LastReloadAt int64    `json:"last_reload_at,omitempty"`
-	LastError    string   `json:"last_error,omitempty"` // of the latest reload not applied
-	NeedsRestart []string `json:"needs_restart,omitempty"`
-	LastTookMS   int64    `json:"last_took_ms,omitempty"` // the latest applied reload
-	// LastHeldMS is how long, of that, the messages of the devices replaced waited.
-	LastHeldMS int64 `json:"last_held_ms,omitempty"`
-
-	// Fleet is, with fleet.kv, the bucket revision running (actors/fleet.go).
-	Fleet *FleetStatus `json:"fleet,omitempty"`
-}
 
 // reloadTimes is how long a reload took and how long of it the messages of the
 // devices replaced were held.
@@ -48,7 +28,7 @@ type reloadState struct {
 	total *prometheus.CounterVec // result
 
 	mu     sync.Mutex
-	status ConfigStatus
+	status status.ConfigStatus
 }
 
 func newReloadState(reg prometheus.Registerer, devices int) *reloadState {
@@ -60,7 +40,7 @@ func newReloadState(reg prometheus.Registerer, devices int) *reloadState {
 	for _, r := range []string{reloadApplied, reloadRefused, reloadNeedsRestart} {
 		total.WithLabelValues(r) // every result shows as 0 before the first
 	}
-	return &reloadState{total: total, status: ConfigStatus{Generation: 1, AppliedAt: time.Now().UnixMilli(), Devices: devices}}
+	return &reloadState{total: total, status: status.ConfigStatus{Generation: 1, AppliedAt: time.Now().UnixMilli(), Devices: devices}}
 }
 
 // record counts, logs and keeps one reload's outcome.
@@ -102,7 +82,7 @@ func (r *reloadState) record(log *slog.Logger, diff *configs.DeviceDiff, err err
 	}
 }
 
-func (r *reloadState) snapshot() *ConfigStatus {
+func (r *reloadState) snapshot() *status.ConfigStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.status

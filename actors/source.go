@@ -8,6 +8,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/edged/edged/actors/outbox"
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -39,8 +40,8 @@ type source struct {
 	pending  pendingUnits
 	badLog   burstLog
 
-	stats  *topicStats // the topic's counters and gauges
-	delays *delayStats
+	stats  *status.Topic // the topic's counters and gauges
+	delays *status.Delays
 }
 
 // sourceDef is what the source actors of one stream definition in one pipeline
@@ -54,11 +55,11 @@ type sourceDef struct {
 
 // stream is the concrete topic the source reads: its statistics hold the name, so the
 // source need not.
-func (s *source) stream() string { return s.stats.topic }
+func (s *source) stream() string { return s.stats.Name() }
 
 func newSource(def *sourceDef, topic string, h *sourceHandle, restored *watermark.GeneratorState, reload bool) *source {
 	e, p := def.env, def.plan
-	st := e.metrics.Streams.topic(def.device, p.cfg.Name, topic)
+	st := e.metrics.Streams.Topic(def.device, p.cfg.Name, topic)
 	return &source{
 		sourceDef: def, handle: h,
 		gen:      watermark.NewGenerator(p.wm),
@@ -67,7 +68,7 @@ func newSource(def *sourceDef, topic string, h *sourceHandle, restored *watermar
 		reload:   reload,
 		badLog:   burstLog{every: 10_000},
 		stats:    st,
-		delays:   e.metrics.Streams.delays(st.group, p.wm),
+		delays:   e.metrics.Streams.Delays(st, p.wm),
 	}
 }
 
@@ -134,7 +135,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 		id = messageID(m.Topic, m.Payload)
 	}
 	if err := s.ext.Extract(m.Topic, m.Payload, s.reading); err != nil {
-		s.stats.decodeErrors.Inc()
+		s.stats.DecodeErrors.Inc()
 		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.stream(), "err", err)
 		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
 		return
@@ -150,8 +151,8 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 			s.emit(ctx, m.At, false) // the stream's keys must see it active before its record
 			fallthrough
 		default:
-			s.stats.records.Inc()
-			s.delays.record(s.gen.State().Max, r.TS)
+			s.stats.Records.Inc()
+			s.delays.Record(s.gen.State().Max, r.TS)
 			handedOff = s.forward(ctx, m, id)
 		}
 	}

@@ -110,13 +110,13 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 		st, changed = s.gen.Peek(now)
 	}
 	if st.Watermark != watermark.Min {
-		s.stats.lag.Set(float64(now-st.Watermark) / 1000)
+		s.stats.Lag.Set(float64(now-st.Watermark) / 1000)
 	}
 	// Published for /status on the periodic emit only: a punctuated stream emits
 	// for every record that carries a mark, and /status samples every 2 s.
 	if gs := s.gen.State(); periodic && gs.Seen {
-		s.stats.maxEvent.Set(float64(gs.Max) / 1000)
-		s.stats.arrival.Set(float64(gs.LastArrival) / 1000)
+		s.stats.MaxEvent.Set(float64(gs.Max) / 1000)
+		s.stats.Arrival.Set(float64(gs.LastArrival) / 1000)
 	}
 	if !changed {
 		return
@@ -124,9 +124,9 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	s.dirty = true
 	s.handle.dirty.Store(true)
 	if st.Watermark != watermark.Min {
-		s.stats.watermark.Set(float64(st.Watermark) / 1000)
+		s.stats.Watermark.Set(float64(st.Watermark) / 1000)
 	}
-	s.stats.idle.Set(b2f(st.Idle))
+	s.stats.Idle.Set(b2f(st.Idle))
 	if s.env.traceWatermark != nil {
 		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.stream(), Status: st, At: now})
 	}

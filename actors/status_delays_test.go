@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/watermark/tune"
@@ -33,17 +33,17 @@ windows:
 `
 
 // delaysOf samples the status of m and returns its delay row for device d, stream s.
-func delaysOf(t *testing.T, m *Metrics, now int64) DelayStatus {
+func delaysOf(t *testing.T, m *Metrics, now int64) status.DelayStatus {
 	t.Helper()
-	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
-	s.sample(time.UnixMilli(now))
-	for _, x := range s.snapshot(statusTopN).Delays {
+	s := sampler(m, 0)
+	s.Sample(time.UnixMilli(now))
+	for _, x := range s.Snapshot().Delays {
 		if x.Device == "d" && x.Definition == "s" {
 			return x
 		}
 	}
 	t.Fatal("no delay row for device d, stream s")
-	return DelayStatus{}
+	return status.DelayStatus{}
 }
 
 // The same readings go through the daemon's sources and through edged tune's code:
@@ -94,46 +94,6 @@ func TestStatusDelaysAgreeWithTune(t *testing.T) {
 	}
 }
 
-func TestStatusDelaysJSONAndBoundChanges(t *testing.T) {
-	m := NewMetrics()
-	g := m.Streams.topic("d", "s", "t/a").group
-	bounded := watermark.Config{Strategy: watermark.Bounded, MaxOutOfOrderness: 100}
-	d := m.Streams.delays(g, bounded)
-	hi := watermark.Min
-	for _, ts := range []int64{1000, 990, 2000, 1850, 1899, 2000} { // delays 0 10 0 150 101 0
-		hi = max(hi, ts)
-		d.record(hi, ts)
-	}
-	if m.Streams.delays(g, bounded) != d {
-		t.Fatal("a restarted source with the same bound starts the statistics afresh")
-	}
-	const now = 1_700_000_000_000
-	st := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
-	st.sample(time.UnixMilli(now))
-	b, err := json.Marshal(st.snapshot(statusTopN))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `"delays":[{"device":"d","definition":"s","strategy":"bounded","since":1700000000000,"readings":6,` +
-		`"p50_ms":0,"p90_ms":150,"p99_ms":150,"p999_ms":150,"max_ms":150,"max_out_of_orderness_ms":100,` +
-		`"later_than_bound":2,"later_than_bound_fraction":0.3333333333333333}],"delays_total":1`
-	if !strings.Contains(string(b), want) {
-		t.Errorf("/status JSON:\n%s\nwant it to hold\n%s", b, want)
-	}
-
-	// A reload that changes the bound starts afresh; punctuated streams have none.
-	if m.Streams.delays(g, watermark.Config{Strategy: watermark.Bounded, MaxOutOfOrderness: 500}) == d {
-		t.Fatal("a new bound kept the late count of the old one")
-	}
-	p := m.Streams.delays(g, watermark.Config{Strategy: watermark.Punctuated, MaxOutOfOrderness: 500})
-	p.record(2000, 1000)
-	st.sample(time.UnixMilli(now + 2000))
-	x := st.snapshot(statusTopN).Delays[0]
-	if x.Readings != 1 || *x.MaxMS != 1000 || x.MaxOutOfOrdernessMS != nil || x.LaterThanBound != 0 || x.Since != now+2000 {
-		t.Errorf("punctuated: %+v", x)
-	}
-}
-
 // A reload that changes a stream's bound starts its delay statistics afresh (the
 // late count is against one bound); one that leaves the stream alone keeps them.
 func TestReloadStartsTheDelaysAfreshOnlyWhenTheBoundChanges(t *testing.T) {
@@ -141,15 +101,15 @@ func TestReloadStartsTheDelaysAfreshOnlyWhenTheBoundChanges(t *testing.T) {
 	publish := func(at int64, ts int64) {
 		d.topo.router.route(&Inbound{Topic: "a/k", Payload: fmt.Appendf(nil, `{"ts":%d,"v":1}`, ts), QoS: 1, At: at}, func() {})
 	}
-	row := func() DelayStatus {
+	row := func() status.DelayStatus {
 		t.Helper()
-		s := newStatusSampler(d.metrics, 0, false, nil, statusEvery, statusSpan)
-		s.sample(time.UnixMilli(1_733_140_000_000))
-		if st := s.snapshot(statusTopN); len(st.Delays) == 1 {
+		s := sampler(d.metrics, 0)
+		s.Sample(time.UnixMilli(1_733_140_000_000))
+		if st := s.Snapshot(); len(st.Delays) == 1 {
 			return st.Delays[0]
 		}
 		t.Fatal("no single delay row")
-		return DelayStatus{}
+		return status.DelayStatus{}
 	}
 	reload := func(device string) {
 		t.Helper()

@@ -2,32 +2,41 @@ package actors
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 )
 
+// sampler is the /status sampler of m, as the daemon builds it without an uplink.
+func sampler(m *Metrics, maxKeys int) *status.Sampler {
+	return status.NewSampler(m.status, m.Streams, maxKeys, nil, nil)
+}
+
 func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	m := NewMetrics()
-	s := newStatusSampler(m, 100, false, nil, statusEvery, statusSpan)
+	s := sampler(m, 100)
 	t0 := time.UnixMilli(1_700_000_000_000)
-	s1, s2 := m.Streams.topic("d", "s", "s/1"), m.Streams.topic("d", "s", "s/2")
-	s1.records.n.Add(10)
-	s1.lag.Set(1.5)
-	s2.idle.Set(1)
+	s1, s2 := m.Streams.Topic("d", "s", "s/1"), m.Streams.Topic("d", "s", "s/2")
+	for range 10 {
+		s1.Records.Inc()
+	}
+	s1.Lag.Set(1.5)
+	s2.Idle.Set(1)
 	m.Late.WithLabelValues("d", "s/1", reasonFuture).Inc()
 	m.Late.WithLabelValues("d", "s/1", reasonFuture).Inc()
 	m.Firings.WithLabelValues("d", "w").Add(3)
 	m.Keys.WithLabelValues("d", "w").Set(4)
-	s1.arrival.Set(float64(t0.UnixMilli()-500) / 1000)
-	s.sample(t0)
-	s1.records.n.Add(20)
+	s1.Arrival.Set(float64(t0.UnixMilli()-500) / 1000)
+	s.Sample(t0)
+	for range 20 {
+		s1.Records.Inc()
+	}
 	m.Firings.WithLabelValues("d", "w").Add(2)
-	s.sample(t0.Add(2 * time.Second))
-	st := s.snapshot(statusTopN)
-	byName := map[string]StreamStatus{}
+	s.Sample(t0.Add(2 * time.Second))
+	st := s.Snapshot()
+	byName := map[string]status.StreamStatus{}
 	for _, x := range st.Streams {
 		byName[x.Stream] = x
 	}
@@ -49,54 +58,30 @@ func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	}
 }
 
-func TestStatusLagRingIsBounded(t *testing.T) {
-	r := newLagRing(3, 2000)
-	for i := range 5 {
-		r.add(int64(i), map[string]float64{"a": float64(i)})
-	}
-	h := r.history(1)
-	if fmt.Sprint(h.Times) != "[2 3 4]" || fmt.Sprint(h.Series["a"]) != "[2 3 4]" {
-		t.Errorf("ring: %+v", h)
-	}
-}
-
 // BenchmarkStatus10kStreams builds the status of 10,000 streams, as the sampler does
-// every statusEvery; per-topic series do not make it gather them.
+// every status.Every; per-topic series do not make it gather them.
 func BenchmarkStatus10kStreams(b *testing.B) {
 	for _, perTopic := range []bool{false, true} {
 		b.Run(fmt.Sprintf("per_topic=%v", perTopic), func(b *testing.B) {
 			m := MetricsFor(configs.Metrics{PerTopic: perTopic})
 			for i := range 10_000 {
 				dev, topic := fmt.Sprintf("dev%d", i%10), fmt.Sprintf("sensors/%d/temp", i)
-				x := m.Streams.topic(dev, "temp", topic)
-				x.records.n.Add(uint64(i))
-				x.watermark.Set(1.7e9)
-				x.lag.Set(0.3)
-				x.maxEvent.Set(1.7e9)
-				x.arrival.Set(1.7e9)
+				x := m.Streams.Topic(dev, "temp", topic)
+				x.Records.Inc()
+				x.Watermark.Set(1.7e9)
+				x.Lag.Set(0.3)
+				x.MaxEvent.Set(1.7e9)
+				x.Arrival.Set(1.7e9)
 			}
-			s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+			s := sampler(m, 0)
 			now := time.Now()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				s.sample(now.Add(time.Duration(i) * statusEvery))
-				_ = s.snapshot(statusTopN)
+				s.Sample(now.Add(time.Duration(i) * status.Every))
+				_ = s.Snapshot()
 			}
 		})
-	}
-}
-
-func TestStatusPageIsReadOnly(t *testing.T) {
-	for _, c := range []struct {
-		method, path string
-		code         int
-	}{{"GET", "/", 200}, {"POST", "/", 405}, {"GET", "/nope", 404}} {
-		w := httptest.NewRecorder()
-		servePage(w, httptest.NewRequest(c.method, c.path, nil))
-		if w.Code != c.code {
-			t.Errorf("%s %s: %d, want %d", c.method, c.path, w.Code, c.code)
-		}
 	}
 }
 
@@ -104,24 +89,24 @@ func TestStatusPageIsReadOnly(t *testing.T) {
 // interval reads 0 between bursts. It must cover the last minute.
 func TestStatusFiringsPerMinuteCoverTheLastMinuteNotOneInterval(t *testing.T) {
 	m := NewMetrics()
-	s := newStatusSampler(m, 100, false, nil, 2*time.Second, time.Minute)
+	s := sampler(m, 100)
 	t0 := time.UnixMilli(1_700_000_000_000)
 	firings := m.Firings.WithLabelValues("d", "w")
 	for i := range 31 { // 60 s of 2 s samples; 8 results at every fifth sample (a 10 s window, 8 keys)
 		if i > 0 && i%5 == 0 {
 			firings.Add(8)
 		}
-		s.sample(t0.Add(time.Duration(i) * 2 * time.Second))
+		s.Sample(t0.Add(time.Duration(i) * 2 * time.Second))
 	}
-	st := s.snapshot(statusTopN)
+	st := s.Snapshot()
 	if len(st.Windows) != 1 || st.Windows[0].FiringsPerMin != 48 {
 		t.Errorf("firings per minute = %+v, want 48 (6 bursts of 8 in the last 60 s)", st.Windows)
 	}
 	// Past the minute, the rate forgets the bursts before it.
 	for i := 31; i < 61; i++ {
-		s.sample(t0.Add(time.Duration(i) * 2 * time.Second))
+		s.Sample(t0.Add(time.Duration(i) * 2 * time.Second))
 	}
-	if st := s.snapshot(statusTopN); st.Windows[0].FiringsPerMin != 0 {
+	if st := s.Snapshot(); st.Windows[0].FiringsPerMin != 0 {
 		t.Errorf("firings per minute a minute after the last burst = %v, want 0", st.Windows[0].FiringsPerMin)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/workers"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 )
@@ -46,7 +47,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	}))
 	live := dispatch == nil // the synchronized dispatcher is replay's and the deterministic tests'
 	if live {
-		dispatch = newWorkers(liveThroughput)
+		dispatch = workers.New()
 	}
 	e := &env{
 		system: system, store: store, metrics: m, log: log, dispatch: dispatch,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/edged/edged/actors"
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/natsjs"
 )
@@ -352,7 +353,7 @@ type FleetReport struct {
 	Host      string                 `json:"host"`
 	Revision  uint64                 `json:"revision"`
 	AppliedAt int64                  `json:"applied_at,omitempty"`
-	Rejected  *actors.FleetRejection `json:"rejected,omitempty"`
+	Rejected  *status.FleetRejection `json:"rejected,omitempty"`
 	Healthy   bool                   `json:"healthy"`
 	Health    string                 `json:"health"`
 	Version   string                 `json:"version"`

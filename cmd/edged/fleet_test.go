@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged/edged/actors"
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/natsjs"
 )
@@ -67,7 +67,7 @@ func TestFleetStatusComparesEachGatewaysRevisionWithItsFilesAndTheShared(t *test
 	report := func(host string, rev uint64, rejected uint64) natsjs.Entry {
 		r := FleetReport{Host: host, Revision: rev, Health: "ok", At: 90_000}
 		if rejected > 0 {
-			r.Rejected = &actors.FleetRejection{Revision: rejected, Error: "k:3: windows[0].size: bad\nmore"}
+			r.Rejected = &status.FleetRejection{Revision: rejected, Error: "k:3: windows[0].size: bad\nmore"}
 		}
 		data, _ := json.Marshal(r)
 		return natsjs.Entry{Key: keys.Status(host), Value: data}

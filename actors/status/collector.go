@@ -1,4 +1,4 @@
-package actors
+package status
 
 import (
 	"math"
@@ -12,9 +12,9 @@ import (
 // lowest, lag, max event time and last arrival the highest, idle the number of idle
 // topics. With metrics.per_topic every concrete topic is its own series (label
 // topic): ten series per sensor, built at each scrape and garbage after it (with
-// 10,000 topics ~0.3 s and ~50 MB per scrape, BenchmarkScrape10kTopics).
+// 10,000 topics ~0.3 s and ~50 MB per scrape, actors' BenchmarkScrape10kTopics).
 type streamCollector struct {
-	stats    *streamStats
+	stats    *Stats
 	perTopic bool
 
 	records, decodeErrors, late, dropped       *prometheus.Desc
@@ -22,7 +22,9 @@ type streamCollector struct {
 	topics                                     *prometheus.Desc
 }
 
-func newStreamCollector(stats *streamStats, perTopic bool) *streamCollector {
+// NewCollector exports stats at each scrape: per stream definition, or per concrete
+// topic when perTopic (metrics.per_topic).
+func NewCollector(stats *Stats, perTopic bool) prometheus.Collector {
 	labels := []string{"device", "stream"}
 	if perTopic {
 		labels = append(labels, "topic")
@@ -59,21 +61,21 @@ type streamTotals struct {
 	watermark, lag, idle, maxEvent, arrival float64
 }
 
-func (t *streamTotals) add(s *topicStats) {
-	t.records += s.records.load()
-	t.decodeErrors += s.decodeErrors.load()
+func (t *streamTotals) add(s *Topic) {
+	t.records += s.Records.load()
+	t.decodeErrors += s.DecodeErrors.load()
 	r := s.read()
 	for i := range streamReasons {
 		t.late[i] += r.late[i].load()
 		t.dropped[i] += r.dropped[i].load()
 	}
-	if wm := s.watermark.get(); wm != 0 && (t.watermark == 0 || wm < t.watermark) {
+	if wm := s.Watermark.Get(); wm != 0 && (t.watermark == 0 || wm < t.watermark) {
 		t.watermark = wm
 	}
-	t.lag = math.Max(t.lag, s.lag.get())
-	t.idle += s.idle.get()
-	t.maxEvent = math.Max(t.maxEvent, s.maxEvent.get())
-	t.arrival = math.Max(t.arrival, s.arrival.get())
+	t.lag = math.Max(t.lag, s.Lag.Get())
+	t.idle += s.Idle.Get()
+	t.maxEvent = math.Max(t.maxEvent, s.MaxEvent.Get())
+	t.arrival = math.Max(t.arrival, s.Arrival.Get())
 }
 
 func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {

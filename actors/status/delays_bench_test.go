@@ -1,10 +1,12 @@
-package actors
+package status
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/edged/edged/watermark"
 )
@@ -29,42 +31,42 @@ func benchDelays() (maxes, ts []int64) {
 // call per accepted reading. parallel: every core's sources record into the one
 // stream definition at once, the worst case for the shared counters.
 //
-//	go test -run '^$' -bench RecordDelay -benchmem ./actors/
+//	go test -run '^$' -bench RecordDelay -benchmem ./actors/status/
 func BenchmarkRecordDelay(b *testing.B) {
 	maxes, ts := benchDelays()
 	b.Run("one", func(b *testing.B) {
-		d := &delayStats{strategy: watermark.Bounded, bound: 500}
+		d := &Delays{strategy: watermark.Bounded, bound: 500}
 		b.ReportAllocs()
 		for i := range b.N {
-			d.record(maxes[i&1023], ts[i&1023])
+			d.Record(maxes[i&1023], ts[i&1023])
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
-		d := &delayStats{strategy: watermark.Bounded, bound: 500}
+		d := &Delays{strategy: watermark.Bounded, bound: 500}
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for i := 0; pb.Next(); i++ {
-				d.record(maxes[i&1023], ts[i&1023])
+				d.Record(maxes[i&1023], ts[i&1023])
 			}
 		})
 	})
 }
 
 // BenchmarkStatusDelays builds the delay rows of 1,000 stream definitions, as the
-// sampler does every statusEvery.
+// sampler does every Every.
 //
-//	go test -run '^$' -bench StatusDelays -benchmem ./actors/
+//	go test -run '^$' -bench StatusDelays -benchmem ./actors/status/
 func BenchmarkStatusDelays(b *testing.B) {
-	m := NewMetrics()
+	stats := NewStats()
 	maxes, ts := benchDelays()
 	cfg := watermark.Config{Strategy: watermark.Bounded, MaxOutOfOrderness: 500}
 	for i := range 1000 {
-		d := m.Streams.delays(m.Streams.topic(fmt.Sprintf("dev%d", i), "s", "t").group, cfg)
+		d := stats.Delays(stats.Topic(fmt.Sprintf("dev%d", i), "s", "t"), cfg)
 		for j := range maxes {
-			d.record(maxes[j], ts[j])
+			d.Record(maxes[j], ts[j])
 		}
 	}
-	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+	s := NewSampler(prometheus.NewRegistry(), stats, 0, nil, nil)
 	st := &Status{}
 	now := time.Now().UnixMilli()
 	b.ReportAllocs()

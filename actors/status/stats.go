@@ -1,4 +1,4 @@
-package actors
+package status
 
 import (
 	"math"
@@ -15,21 +15,30 @@ import (
 // definition by default, per topic with metrics.per_topic. /status reads the same
 // atomics for its per-topic rows.
 
-// statCounter is a counter bumped on the record path: one atomic add, no label lookup.
-type statCounter struct{ n atomic.Uint64 }
+// Counter is a counter bumped on the record path: one atomic add, no label lookup.
+type Counter struct{ n atomic.Uint64 }
 
-func (c *statCounter) Inc()         { c.n.Add(1) }
-func (c *statCounter) load() uint64 { return c.n.Load() }
+func (c *Counter) Inc()         { c.n.Add(1) }
+func (c *Counter) load() uint64 { return c.n.Load() }
 
-// statGauge holds a float64; 0 is a gauge never set.
-type statGauge struct{ bits atomic.Uint64 }
+// Gauge holds a float64; 0 is a gauge never set.
+type Gauge struct{ bits atomic.Uint64 }
 
-func (g *statGauge) Set(v float64) { g.bits.Store(math.Float64bits(v)) }
-func (g *statGauge) get() float64  { return math.Float64frombits(g.bits.Load()) }
+func (g *Gauge) Set(v float64) { g.bits.Store(math.Float64bits(v)) }
+func (g *Gauge) Get() float64  { return math.Float64frombits(g.bits.Load()) }
+
+// The reasons a record is late or dropped: the reason label of edged_late_total and
+// edged_dropped_total, and a late record's "reason".
+const (
+	TooLate     = "too_late"
+	Future      = "future"
+	Undecodable = "undecodable"
+	KeyLimit    = "key_limit" // a new key past limits.max_keys_per_window
+)
 
 // streamReasons are the reasons a record is late or dropped, each with its own counter
-// in topicStats; a reason outside the list counts as the last.
-var streamReasons = [...]string{reasonTooLate, reasonFuture, reasonUndecodable, reasonKeyLimit, "other"}
+// in Topic; a reason outside the list counts as the last.
+var streamReasons = [...]string{TooLate, Future, Undecodable, KeyLimit, "other"}
 
 func reasonIndex(reason string) int {
 	for i, r := range streamReasons[:len(streamReasons)-1] {
@@ -40,13 +49,14 @@ func reasonIndex(reason string) int {
 	return len(streamReasons) - 1
 }
 
-// topicStats is one concrete topic's statistics.
-type topicStats struct {
+// Topic is one concrete topic's statistics. Its source sets the exported counters
+// and gauges; its late and dropped records are counted through Reasons.
+type Topic struct {
 	group *streamGroup
 	topic string
 
-	records, decodeErrors                   statCounter
-	watermark, lag, idle, maxEvent, arrival statGauge
+	Records, DecodeErrors                   Counter
+	Watermark, Lag, Idle, MaxEvent, Arrival Gauge
 	reasons                                 atomic.Pointer[topicReasons] // nil until a record of the topic is late or dropped
 
 	// Kept by the status sampler, under its lock: what a single read cannot give.
@@ -57,17 +67,20 @@ type topicStats struct {
 	since       int64 // ms: when it entered its current idle state
 }
 
+// Name is the concrete topic.
+func (t *Topic) Name() string { return t.topic }
+
 // topicReasons counts a topic's late and dropped records by reason: apart from
-// topicStats, since most topics never have any.
+// Topic, since most topics never have any.
 type topicReasons struct {
-	late, dropped [len(streamReasons)]statCounter
+	late, dropped [len(streamReasons)]Counter
 }
 
 // noReasons is what a topic without late or dropped records reads as.
 var noReasons topicReasons
 
 // counts returns the topic's late and dropped counters, for bumping one.
-func (t *topicStats) counts() *topicReasons {
+func (t *Topic) counts() *topicReasons {
 	if r := t.reasons.Load(); r != nil {
 		return r
 	}
@@ -76,7 +89,7 @@ func (t *topicStats) counts() *topicReasons {
 }
 
 // read returns the topic's late and dropped counters, for reading only.
-func (t *topicStats) read() *topicReasons {
+func (t *Topic) read() *topicReasons {
 	if r := t.reasons.Load(); r != nil {
 		return r
 	}
@@ -86,30 +99,30 @@ func (t *topicStats) read() *topicReasons {
 // streamGroup is the topics of one stream definition of one device.
 type streamGroup struct {
 	device, stream string
-	topics         []*topicStats
-	delays         *delayStats // nil until a source of the group starts; under streamStats.mu
+	topics         []*Topic
+	delays         *Delays // nil until a source of the group starts; under Stats.mu
 }
 
 type groupRef struct{ device, stream string }
 
-// streamStats indexes every topic's statistics. Topics are added when their source
+// Stats indexes every topic's statistics. Topics are added when their source
 // starts and removed only with their device (a live reload that removes it).
-type streamStats struct {
+type Stats struct {
 	mu sync.RWMutex
 	// topics is by device, then by topic: a key of one string, not two, in the
 	// entry every topic has.
-	topics map[string]map[string]*topicStats
+	topics map[string]map[string]*Topic
 	groups map[groupRef]*streamGroup
 	order  []*streamGroup // in creation order, for a stable scrape
 }
 
-func newStreamStats() *streamStats {
-	return &streamStats{topics: map[string]map[string]*topicStats{}, groups: map[groupRef]*streamGroup{}}
+func NewStats() *Stats {
+	return &Stats{topics: map[string]map[string]*Topic{}, groups: map[groupRef]*streamGroup{}}
 }
 
-// topic returns the statistics of a concrete topic of a stream definition, adding
+// Topic returns the statistics of a concrete topic of a stream definition, adding
 // them the first time (a restarted source gets its counters back).
-func (s *streamStats) topic(device, stream, topic string) *topicStats {
+func (s *Stats) Topic(device, stream, topic string) *Topic {
 	s.mu.RLock()
 	t := s.topics[device][topic]
 	s.mu.RUnlock()
@@ -127,11 +140,11 @@ func (s *streamStats) topic(device, stream, topic string) *topicStats {
 		s.groups[groupRef{device, stream}] = g
 		s.order = append(s.order, g)
 	}
-	t = &topicStats{group: g, topic: topic}
+	t = &Topic{group: g, topic: topic}
 	g.topics = append(g.topics, t)
 	byTopic := s.topics[device]
 	if byTopic == nil {
-		byTopic = map[string]*topicStats{}
+		byTopic = map[string]*Topic{}
 		s.topics[device] = byTopic
 	}
 	byTopic[topic] = t
@@ -140,18 +153,18 @@ func (s *streamStats) topic(device, stream, topic string) *topicStats {
 
 // lookup finds a topic's statistics by the concrete topic a record carries. A topic
 // no source registered (none in practice) is counted as its own stream definition.
-func (s *streamStats) lookup(device, topic string) *topicStats {
+func (s *Stats) lookup(device, topic string) *Topic {
 	s.mu.RLock()
 	t := s.topics[device][topic]
 	s.mu.RUnlock()
 	if t != nil {
 		return t
 	}
-	return s.topic(device, topic, topic)
+	return s.Topic(device, topic, topic)
 }
 
 // each calls f for every group and its topics, under the read lock: f must not block.
-func (s *streamStats) each(f func(g *streamGroup)) {
+func (s *Stats) each(f func(g *streamGroup)) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, g := range s.order {
@@ -159,8 +172,8 @@ func (s *streamStats) each(f func(g *streamGroup)) {
 	}
 }
 
-// forgetDevice drops every topic of device.
-func (s *streamStats) forgetDevice(device string) {
+// ForgetDevice drops every topic of device.
+func (s *Stats) ForgetDevice(device string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.topics, device)
@@ -172,40 +185,39 @@ func (s *streamStats) forgetDevice(device string) {
 	s.order = slices.DeleteFunc(s.order, func(g *streamGroup) bool { return g.device == device })
 }
 
-// count is the number of topics.
-func (s *streamStats) count() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	n := 0
-	for _, byTopic := range s.topics {
-		n += len(byTopic)
-	}
-	return n
-}
-
-// reasonCounters are the late or dropped counters by reason, found by the record's
+// Reasons are the late or dropped counters by reason, found by the record's
 // concrete topic. WithLabelValues has a CounterVec's shape, so the window and key
 // limit paths count as they did.
-type reasonCounters struct {
-	stats *streamStats
-	pick  func(t *topicStats) *[len(streamReasons)]statCounter
+type Reasons struct {
+	stats *Stats
+	pick  func(t *Topic) *[len(streamReasons)]Counter
 }
 
-func (r *reasonCounters) WithLabelValues(device, topic, reason string) *statCounter {
+// Late are the topics' late counters by reason.
+func (s *Stats) Late() *Reasons {
+	return &Reasons{stats: s, pick: func(t *Topic) *[len(streamReasons)]Counter { return &t.counts().late }}
+}
+
+// Dropped are the topics' dropped counters by reason.
+func (s *Stats) Dropped() *Reasons {
+	return &Reasons{stats: s, pick: func(t *Topic) *[len(streamReasons)]Counter { return &t.counts().dropped }}
+}
+
+func (r *Reasons) WithLabelValues(device, topic, reason string) *Counter {
 	return &r.pick(r.stats.lookup(device, topic))[reasonIndex(reason)]
 }
 
-// TopicSummary counts the concrete topics and the idle ones, and finds the highest
+// Summary counts the concrete topics and the idle ones, and finds the highest
 // watermark lag (seconds) of the active ones: what `edged demo` prints, whichever
 // way the series are labelled.
-func (m *Metrics) TopicSummary() (topics, idle int, maxActiveLag float64) {
-	m.Streams.each(func(g *streamGroup) {
+func (s *Stats) Summary() (topics, idle int, maxActiveLag float64) {
+	s.each(func(g *streamGroup) {
 		for _, t := range g.topics {
 			topics++
-			if t.idle.get() == 1 {
+			if t.Idle.Get() == 1 {
 				idle++
 			} else {
-				maxActiveLag = max(maxActiveLag, t.lag.get())
+				maxActiveLag = max(maxActiveLag, t.Lag.Get())
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package actors
+package status
 
 import (
 	"cmp"
@@ -12,27 +12,27 @@ import (
 const statusMaxStreams = 1000
 
 // lagKept is how many streams' lag each column of the lag ring keeps: the ring
-// serves the statusTopN most lagging, and a stream that joins them shows as much
-// of its past as the wider cut kept.
-const lagKept = 2 * statusTopN
+// serves the topN most lagging, and a stream that joins them shows as much of its
+// past as the wider cut kept.
+const lagKept = 2 * topN
 
 // sampleStreams updates every topic's rate and idle transition and fills st with the
 // most lagging topics' rows and the ring with their lags. Called under s.mu.
-func (s *statusSampler) sampleStreams(st *Status, now int64) {
+func (s *Sampler) sampleStreams(st *Status, now int64) {
 	dt := 0.0
 	if s.prev != nil {
 		dt = float64(now-s.prev.at) / 1000
 	}
-	var all []*topicStats
+	var all []*Topic
 	s.streams.each(func(g *streamGroup) {
 		for _, t := range g.topics {
-			n := t.records.load()
+			n := t.Records.load()
 			t.perS = 0
 			if t.sampled && dt > 0 && n >= t.prevRecords {
 				t.perS = float64(n-t.prevRecords) / dt
 			}
 			t.prevRecords = n
-			idle := t.idle.get() == 1
+			idle := t.Idle.Get() == 1
 			if !t.sampled || t.wasIdle != idle {
 				t.since, t.wasIdle = now, idle
 			}
@@ -40,7 +40,7 @@ func (s *statusSampler) sampleStreams(st *Status, now int64) {
 			all = append(all, t)
 		}
 	})
-	slices.SortFunc(all, func(a, b *topicStats) int {
+	slices.SortFunc(all, func(a, b *Topic) int {
 		if c := cmp.Compare(lagOrder(b), lagOrder(a)); c != 0 {
 			return c
 		}
@@ -54,7 +54,7 @@ func (s *statusSampler) sampleStreams(st *Status, now int64) {
 	}
 	lags := make(map[string]float64, lagKept)
 	for _, t := range all[:min(len(all), lagKept)] {
-		if v := t.lag.get(); v != 0 {
+		if v := t.Lag.Get(); v != 0 {
 			lags[t.group.device+"/"+t.topic] = math.Round(v * 1000)
 		}
 	}
@@ -62,22 +62,22 @@ func (s *statusSampler) sampleStreams(st *Status, now int64) {
 }
 
 // lagOrder sorts topics with no lag yet after every topic with one.
-func lagOrder(t *topicStats) float64 {
-	if v := t.lag.get(); v != 0 {
+func lagOrder(t *Topic) float64 {
+	if v := t.Lag.Get(); v != 0 {
 		return v
 	}
 	return math.Inf(-1)
 }
 
 // streamRow is a topic's /status row as of the last sample.
-func streamRow(t *topicStats, now int64) StreamStatus {
+func streamRow(t *Topic, now int64) StreamStatus {
 	x := StreamStatus{
 		Device: t.group.device, Stream: t.topic, Definition: t.group.stream,
-		Watermark: ms(t.watermark.get()), LagMS: ms(t.lag.get()), Idle: t.wasIdle, Since: t.since,
-		MaxEventTime: ms(t.maxEvent.get()), RecordsPerS: t.perS,
-		Records: int64(t.records.load()), DecodeErrors: int64(t.decodeErrors.load()),
+		Watermark: ms(t.Watermark.Get()), LagMS: ms(t.Lag.Get()), Idle: t.wasIdle, Since: t.since,
+		MaxEventTime: ms(t.MaxEvent.Get()), RecordsPerS: t.perS,
+		Records: int64(t.Records.load()), DecodeErrors: int64(t.DecodeErrors.load()),
 	}
-	if a := t.arrival.get(); a != 0 {
+	if a := t.Arrival.Get(); a != 0 {
 		age := now - int64(math.Round(a*1000))
 		x.LastRecordMS = &age
 	}
@@ -95,7 +95,7 @@ func streamRow(t *topicStats, now int64) StreamStatus {
 
 // topicRows are the rows of every device's topic named topic, as of now: the
 // on-demand detail for a topic outside the bounded list.
-func (s *statusSampler) topicRows(topic string, now int64) []StreamStatus {
+func (s *Sampler) topicRows(topic string, now int64) []StreamStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows := []StreamStatus{}

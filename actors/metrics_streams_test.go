@@ -1,14 +1,12 @@
 package actors
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 )
 
@@ -16,14 +14,18 @@ import (
 // with sensors; metrics.per_topic brings back one series set per concrete topic.
 func TestStreamSeriesAreByDefinitionUnlessPerTopic(t *testing.T) {
 	fill := func(m *Metrics) {
-		a, b := m.Streams.topic("d", "temp", "s/a/temp"), m.Streams.topic("d", "temp", "s/b/temp")
-		a.records.n.Add(3)
-		b.records.n.Add(4)
-		a.watermark.Set(100)
-		b.watermark.Set(90)
-		a.lag.Set(1)
-		b.lag.Set(2)
-		b.idle.Set(1)
+		a, b := m.Streams.Topic("d", "temp", "s/a/temp"), m.Streams.Topic("d", "temp", "s/b/temp")
+		for range 3 {
+			a.Records.Inc()
+		}
+		for range 4 {
+			b.Records.Inc()
+		}
+		a.Watermark.Set(100)
+		b.Watermark.Set(90)
+		a.Lag.Set(1)
+		b.Lag.Set(2)
+		b.Idle.Set(1)
 		m.Late.WithLabelValues("d", "s/b/temp", reasonFuture).Inc()
 	}
 	m := NewMetrics()
@@ -72,42 +74,18 @@ func series(t *testing.T, m *Metrics) map[string]float64 {
 	out := map[string]float64{}
 	for _, f := range fams {
 		for _, x := range f.GetMetric() {
-			if label(x, "stream") == "" {
-				continue
-			}
 			var ls []string
+			byStream := false
 			for _, l := range x.GetLabel() {
 				ls = append(ls, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+				byStream = byStream || l.GetName() == "stream" && l.GetValue() != ""
 			}
-			out[f.GetName()+"{"+strings.Join(ls, ",")+"}"] = x.GetGauge().GetValue() + x.GetCounter().GetValue()
+			if byStream {
+				out[f.GetName()+"{"+strings.Join(ls, ",")+"}"] = x.GetGauge().GetValue() + x.GetCounter().GetValue()
+			}
 		}
 	}
 	return out
-}
-
-// /status lists at most statusMaxStreams topics, the most lagging first, and finds
-// any other by ?topic=.
-func TestStatusStreamRowsAreBoundedAndAnyTopicCanBeAsked(t *testing.T) {
-	m := NewMetrics()
-	n := statusMaxStreams + 10
-	for i := range n {
-		m.Streams.topic("d", "temp", fmt.Sprintf("s/%d", i)).lag.Set(float64(i + 1))
-	}
-	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
-	s.sample(time.UnixMilli(1_700_000_000_000))
-	st := s.snapshot(statusTopN)
-	if len(st.Streams) != statusMaxStreams || st.StreamsTotal != n || st.Streams[0].Stream != fmt.Sprintf("s/%d", n-1) {
-		t.Fatalf("%d rows of %d, first %q: want %d of %d, the most lagging first", len(st.Streams), st.StreamsTotal, st.Streams[0].Stream, statusMaxStreams, n)
-	}
-	if got := len(s.ring.lags[0]); got != lagKept {
-		t.Errorf("the lag ring kept %d streams of a sample, want %d", got, lagKept)
-	}
-	w := httptest.NewRecorder()
-	serveStatus(s)(w, httptest.NewRequest("GET", "/status?topic=s/0", nil))
-	var one TopicStatus
-	if err := json.Unmarshal(w.Body.Bytes(), &one); err != nil || len(one.Streams) != 1 || *one.Streams[0].LagMS != 1000 {
-		t.Errorf("/status?topic=s/0 = %s (%v), want its one row with lag 1000 ms", w.Body.String(), err)
-	}
 }
 
 // BenchmarkScrape10kTopics gathers the registry with 10,000 topics of one stream
@@ -117,10 +95,10 @@ func BenchmarkScrape10kTopics(b *testing.B) {
 		b.Run(fmt.Sprintf("per_topic=%v", perTopic), func(b *testing.B) {
 			m := MetricsFor(configs.Metrics{PerTopic: perTopic})
 			for i := range 10_000 {
-				x := m.Streams.topic("d", "temp", fmt.Sprintf("sensors/%d/temp", i))
-				x.records.n.Add(uint64(i))
-				x.watermark.Set(1.7e9)
-				x.lag.Set(0.3)
+				x := m.Streams.Topic("d", "temp", fmt.Sprintf("sensors/%d/temp", i))
+				x.Records.Inc()
+				x.Watermark.Set(1.7e9)
+				x.Lag.Set(0.3)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
@@ -136,20 +114,20 @@ func BenchmarkScrape10kTopics(b *testing.B) {
 // read them (run with -race).
 func TestStreamStatsAreReadWhileSourcesWrite(t *testing.T) {
 	m := MetricsFor(configs.Metrics{PerTopic: true})
-	s := newStatusSampler(m, 0, false, nil, statusEvery, statusSpan)
+	s := sampler(m, 0)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range 2000 {
-			x := m.Streams.topic("d", "temp", fmt.Sprintf("s/%d", i%100))
-			x.records.Inc()
-			x.lag.Set(float64(i))
+			x := m.Streams.Topic("d", "temp", fmt.Sprintf("s/%d", i%100))
+			x.Records.Inc()
+			x.Lag.Set(float64(i))
 			m.Late.WithLabelValues("d", fmt.Sprintf("s/%d", i%100), reasonTooLate).Inc()
 		}
 	}()
 	now := time.UnixMilli(1_700_000_000_000)
 	for i := 0; ; i++ {
-		s.sample(now.Add(time.Duration(i) * statusEvery))
+		s.Sample(now.Add(time.Duration(i) * status.Every))
 		if _, err := m.Registry.Gather(); err != nil {
 			t.Fatal(err)
 		}
@@ -162,26 +140,5 @@ func TestStreamStatsAreReadWhileSourcesWrite(t *testing.T) {
 			return
 		default:
 		}
-	}
-}
-
-// A topic's late and dropped counters are made by the first record that needs them;
-// actors that race to make them count into the same ones.
-func TestTopicReasonsAreMadeOnceByRacingActors(t *testing.T) {
-	var ts topicStats
-	if ts.read().late[0].load() != 0 || ts.reasons.Load() != nil {
-		t.Fatal("reading a topic's counters made them")
-	}
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 100 {
-				ts.counts().late[0].Inc()
-			}
-		})
-	}
-	wg.Wait()
-	if n := ts.read().late[0].load(); n != 800 {
-		t.Fatalf("counted %d late records, want 800", n)
 	}
 }

@@ -1,4 +1,4 @@
-package actors
+package status
 
 import (
 	"sync/atomic"
@@ -7,7 +7,7 @@ import (
 	"github.com/edged/edged/watermark/tune"
 )
 
-// delayStats is the distribution, over a stream definition's readings, of each
+// Delays is the distribution, over a stream definition's readings, of each
 // reading's delay behind its own topic's max event time: what `edged tune`
 // measures from a recording, live. The delay is tune.Delay and the buckets are
 // tune.Hist, so on the same readings both report the same quantiles to within
@@ -17,7 +17,7 @@ import (
 // It counts from the start of edged, or from the last reload that changed the
 // stream's watermark strategy or bound: the late count is against the bound in
 // force, and mixing bounds would make it mean nothing.
-type delayStats struct {
+type Delays struct {
 	hist     tune.Hist
 	late     atomic.Uint64 // readings with a delay above bound
 	strategy watermark.Strategy
@@ -35,10 +35,10 @@ func appliedBound(cfg watermark.Config) int64 {
 	return max(cfg.MaxOutOfOrderness, 0)
 }
 
-// record adds an accepted reading with event time ts, its topic's max event time
+// Record adds an accepted reading with event time ts, its topic's max event time
 // being maxAfter once the reading was taken. It takes no lock and allocates
 // nothing: it is on the record path.
-func (d *delayStats) record(maxAfter, ts int64) {
+func (d *Delays) Record(maxAfter, ts int64) {
 	delay := tune.Delay(maxAfter, ts)
 	d.hist.Record(delay)
 	if delay > d.bound && d.strategy != watermark.Punctuated {
@@ -46,16 +46,17 @@ func (d *delayStats) record(maxAfter, ts int64) {
 	}
 }
 
-// delays returns the delay statistics of group g for a stream configured with cfg:
-// the group's, unless they were counted under another strategy or bound, in which
-// case they start afresh.
-func (s *streamStats) delays(g *streamGroup, cfg watermark.Config) *delayStats {
+// Delays returns the delay statistics of topic t's stream definition for a stream
+// configured with cfg: the definition's, unless they were counted under another
+// strategy or bound, in which case they start afresh.
+func (s *Stats) Delays(t *Topic, cfg watermark.Config) *Delays {
+	g := t.group
 	bound := appliedBound(cfg)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := g.delays; d != nil && d.strategy == cfg.Strategy && d.bound == bound {
 		return d
 	}
-	g.delays = &delayStats{strategy: cfg.Strategy, bound: bound}
+	g.delays = &Delays{strategy: cfg.Strategy, bound: bound}
 	return g.delays
 }

@@ -1,4 +1,4 @@
-package actors
+package workers
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 )
 
 // idleWorkers is how many workers wait for a mailbox.
-func (d *workers) idleWorkers() int {
+func (d *Pool) idleWorkers() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.idle)
 }
 
 // waitIdle waits until n workers wait for a mailbox.
-func waitIdle(t *testing.T, d *workers, n int) {
+func waitIdle(t *testing.T, d *Pool, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for d.idleWorkers() != n {
@@ -28,7 +28,7 @@ func waitIdle(t *testing.T, d *workers, n int) {
 }
 
 // runOne schedules a mailbox and waits until it ran.
-func runOne(d *workers) {
+func runOne(d *Pool) {
 	ran := make(chan struct{})
 	d.Schedule(func() { close(ran) })
 	<-ran
@@ -37,7 +37,7 @@ func runOne(d *workers) {
 // A blocked mailbox holds up no other for longer than a stall, idle workers take the
 // next mailboxes, and the workers a trim period left idle exit.
 func TestWorkersRunEveryMailboxAndTrim(t *testing.T) {
-	d := newWorkers(10)
+	d := New()
 	d.trimEvery = time.Hour // the test trims
 
 	const blocked = 5
@@ -94,7 +94,7 @@ func goroutine() string {
 // and a mailbox scheduled while every worker is stuck still runs: a mailbox that waits
 // for the one it scheduled does not deadlock.
 func TestWorkersRunNextOnTheSameWorker(t *testing.T) {
-	d := newWorkers(10)
+	d := New()
 	d.trimEvery = time.Hour
 	ran := make(chan [2]string, 1)
 	d.Schedule(func() {
@@ -147,14 +147,37 @@ func TestFifoOrder(t *testing.T) {
 	}
 }
 
+// Once its array has grown, the queue allocates nothing, even when it never empties:
+// a scheduled mailbox must not cost the collector.
+func TestFifoReusesItsArray(t *testing.T) {
+	var q fifo
+	fn := func() {}
+	q.push(fn) // one always waits: the queue never starts over from empty
+	cycle := func() {
+		for range 4 {
+			q.push(fn)
+		}
+		for range 4 {
+			q.pop()
+		}
+	}
+	cycle() // grows the array
+	if n := testing.AllocsPerRun(1000, cycle); n != 0 {
+		t.Fatalf("%v allocations per cycle, want 0", n)
+	}
+	if c := cap(q.fns); c > 8 {
+		t.Fatalf("the array grew to %d for at most 5 mailboxes", c)
+	}
+}
+
 // A mailbox scheduled while the only running worker waits in blocking runs at once,
 // not after a stall.
 func TestWorkersBlockingWakesAnother(t *testing.T) {
-	d := newWorkers(10)
+	d := New()
 	d.trimEvery, d.stall = time.Hour, time.Hour // only blocking can start another
 	inside, release, ran := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	d.Schedule(func() {
-		d.blocking(func() {
+		d.Blocking(func() {
 			close(inside)
 			<-release
 		})

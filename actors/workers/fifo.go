@@ -1,10 +1,11 @@
-package actors
+package workers
 
 // fifo is a queue of scheduled mailboxes that reuses its array: it empties often, and
 // then starts over at the front.
 type fifo struct {
 	fns  []func()
-	head int // fns[:head] were taken
+	head int    // fns[:head] were taken
+	gen  uint64 // bumped by every pop: the watchdog tells from it whether the queue moved
 }
 
 func (q *fifo) len() int { return len(q.fns) - q.head }
@@ -26,6 +27,7 @@ func (q *fifo) pop() func() {
 	fn := q.fns[q.head]
 	q.fns[q.head] = nil
 	q.head++
+	q.gen++
 	if q.head == len(q.fns) {
 		q.fns, q.head = q.fns[:0], 0
 	}

@@ -1,4 +1,4 @@
-package actors
+package status
 
 import (
 	"math"
@@ -87,22 +87,21 @@ type LagHistory struct {
 	Series  map[string][]any `json:"series"` // device/stream: lag ms per time, null where unknown
 }
 
-// statusSampler keeps what a single read cannot give: previous counters (for rates),
+// Sampler keeps what a single read cannot give: previous counters (for rates),
 // idle transitions and the lag ring. Per topic they live in the topic's statistics.
 // Only the sampler goroutine and the HTTP handler take its lock.
-type statusSampler struct {
+type Sampler struct {
 	reg       prometheus.Gatherer
-	streams   *streamStats
+	streams   *Stats
 	maxKeys   int
-	upstream  bool
-	connected func() bool
+	connected func() bool          // nil: no upstream block
+	config    func() *ConfigStatus // nil: no config block (tests)
 
 	mu     sync.Mutex
 	prev   *sample
 	minute []*sample // the samples of the last minute, oldest first: per-minute rates
 	ring   lagRing
 	last   *Status
-	config func() *ConfigStatus // nil: no config block (tests)
 }
 
 // sample holds the cumulative counters of one Gather.
@@ -116,16 +115,28 @@ type sample struct {
 	commitCount float64
 }
 
-func newStatusSampler(m *Metrics, maxKeys int, upstream bool, connected func() bool, every time.Duration, span time.Duration) *statusSampler {
-	return &statusSampler{
-		reg: m.status, streams: m.Streams, maxKeys: maxKeys, upstream: upstream, connected: connected,
-		ring: newLagRing(int(span/every), every.Milliseconds()),
+// The lag ring holds Span of samples taken every Every: 150 columns.
+const (
+	Every = 2 * time.Second
+	Span  = 5 * time.Minute
+	// topN bounds the lag history served: the most lagging streams, which are
+	// the ones an operator looks for, not all of 10,000.
+	topN = 20
+)
+
+// NewSampler samples reg (every series but the per-topic ones) and stats. maxKeys
+// is limits.max_keys_per_window; connected, nil without an uplink, tells whether
+// it is up; config, nil in tests, gives the config block.
+func NewSampler(reg prometheus.Gatherer, stats *Stats, maxKeys int, connected func() bool, config func() *ConfigStatus) *Sampler {
+	return &Sampler{
+		reg: reg, streams: stats, maxKeys: maxKeys, connected: connected, config: config,
+		ring: newLagRing(int(Span/Every), Every.Milliseconds()),
 	}
 }
 
-// sample gathers the registry at now, records lag in the ring and keeps the
-// result for snapshot.
-func (s *statusSampler) sample(now time.Time) {
+// Sample gathers the registry at now, records lag in the ring and keeps the
+// result for Snapshot; it is meant to run every Every.
+func (s *Sampler) Sample(now time.Time) {
 	st, cur := s.build(now.UnixMilli())
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,9 +151,9 @@ func (s *statusSampler) sample(now time.Time) {
 	s.last = st
 }
 
-// snapshot returns the last sample with the lag history of the topN most lagging
+// Snapshot returns the last sample with the lag history of the topN most lagging
 // streams; nil before the first sample.
-func (s *statusSampler) snapshot(topN int) *Status {
+func (s *Sampler) Snapshot() *Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {
@@ -157,7 +168,7 @@ func (s *statusSampler) snapshot(topN int) *Status {
 }
 
 // derive fills in rates and since times from the previous sample.
-func (s *statusSampler) derive(st *Status, cur *sample) {
+func (s *Sampler) derive(st *Status, cur *sample) {
 	dt := 0.0
 	if s.prev != nil {
 		dt = float64(cur.at-s.prev.at) / 1000
@@ -210,7 +221,7 @@ func entryFor[T any](index map[string]int, list *[]T, key string, fresh func() T
 }
 
 // build turns one Gather into a Status (rates not yet filled in) and its counters.
-func (s *statusSampler) build(now int64) (*Status, *sample) {
+func (s *Sampler) build(now int64) (*Status, *sample) {
 	st := &Status{Now: now}
 	cur := &sample{at: now, firings: map[string]float64{}, updates: map[string]float64{}}
 	fams, err := s.reg.Gather()
@@ -258,7 +269,7 @@ func (s *statusSampler) build(now int64) (*Status, *sample) {
 			}
 		}
 	}
-	if s.upstream {
+	if s.connected != nil {
 		up.Connected = s.connected()
 		st.Upstream = &up
 	}

@@ -1,4 +1,4 @@
-package actors
+package status
 
 import (
 	"cmp"
@@ -37,7 +37,7 @@ type DelayStatus struct {
 // sampleDelays fills st with the stream definitions' delay distributions, the
 // largest fraction later than the bound first, at most statusMaxStreams of them.
 // Called under s.mu.
-func (s *statusSampler) sampleDelays(st *Status, now int64) {
+func (s *Sampler) sampleDelays(st *Status, now int64) {
 	var rows []DelayStatus
 	s.streams.each(func(g *streamGroup) {
 		if d := g.delays; d != nil {
@@ -55,7 +55,7 @@ func (s *statusSampler) sampleDelays(st *Status, now int64) {
 	st.Delays = rows[:min(len(rows), statusMaxStreams)]
 }
 
-func delayRow(g *streamGroup, d *delayStats) DelayStatus {
+func delayRow(g *streamGroup, d *Delays) DelayStatus {
 	late := int64(d.late.Load()) // before the counts, which record bumps first: late <= readings
 	h := d.hist.Snapshot()
 	x := DelayStatus{Device: g.device, Definition: g.stream, Strategy: d.strategy.String(), Since: d.since, Readings: h.Len()}

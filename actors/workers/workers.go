@@ -1,4 +1,4 @@
-package actors
+package workers
 
 import (
 	"runtime"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// workers is the live dispatcher: it runs mailboxes on goroutines it keeps. protoactor's
+// Pool is the live dispatcher: it runs mailboxes on goroutines it keeps. protoactor's
 // default dispatcher starts a goroutine each time an idle mailbox gets a message, which
 // in edged is almost every message, and each new goroutine grew its stack again, copy
 // by copy, down a mailbox's call chain: 12–15 % of the daemon's CPU at 20,000 msg/s.
@@ -22,17 +22,15 @@ import (
 // that never empties a mailbox) holds up the queue no longer than that: the watchdog
 // then starts another. Workers left idle for a whole trim period exit, so a burst's
 // goroutines do not stay.
-type workers struct {
-	throughput int
-	trimEvery  time.Duration // how long an idle worker waits for a mailbox before it may exit
-	stall      time.Duration // how long the queue may stand still before another worker starts
-	parallel   int           // running workers beyond which a queued mailbox wakes none
+type Pool struct {
+	trimEvery time.Duration // how long an idle worker waits for a mailbox before it may exit
+	stall     time.Duration // how long the queue may stand still before another worker starts
+	parallel  int           // running workers beyond which a queued mailbox wakes none
 
 	mu       sync.Mutex
 	queue    fifo          // mailboxes waiting for a running worker, oldest first
 	running  int           // workers not parked: each takes from the queue when its turn ends
-	taken    uint64        // mailboxes ever taken from the queue
-	seen     uint64        // taken when the watchdog last looked
+	seen     uint64        // the queue's generation when the watchdog last looked
 	watchdog *time.Timer   // armed while the queue may hold mailboxes
 	watching bool          // the watchdog is armed
 	idle     []chan func() // the most recently idled last: its stack is the likeliest warm
@@ -40,21 +38,24 @@ type workers struct {
 	trimming bool          // a trim is scheduled
 }
 
-// liveThroughput is how many messages a mailbox runs before it lets others run,
+// throughput is how many messages a mailbox runs before it lets others run,
 // protoactor's default.
-const liveThroughput = 300
+const throughput = 300
 
-// liveStall bounds how long a queued mailbox waits behind workers that are all busy.
+// stall bounds how long a queued mailbox waits behind workers that are all busy.
 // Long enough that a message chain rarely trips it, short next to a commit interval.
-const liveStall = time.Millisecond
+const stall = time.Millisecond
 
-func newWorkers(throughput int) *workers {
-	return &workers{throughput: throughput, trimEvery: 2 * time.Second, stall: liveStall, parallel: runtime.GOMAXPROCS(0)}
+// New returns a pool with no workers yet: the first mailbox scheduled starts one.
+func New() *Pool {
+	return &Pool{trimEvery: 2 * time.Second, stall: stall, parallel: runtime.GOMAXPROCS(0)}
 }
 
-func (d *workers) Throughput() int { return d.throughput }
+// Throughput is how many messages a mailbox runs per turn (actor.Dispatcher).
+func (d *Pool) Throughput() int { return throughput }
 
-func (d *workers) Schedule(fn func()) {
+// Schedule runs a mailbox's turn fn on a worker (actor.Dispatcher).
+func (d *Pool) Schedule(fn func()) {
 	d.mu.Lock()
 	if d.queue.len() < d.running || d.running >= d.parallel {
 		// A running worker takes it when its turn ends, most often the one sending.
@@ -66,13 +67,12 @@ func (d *workers) Schedule(fn func()) {
 	if d.queue.len() > 0 { // the oldest goes first
 		d.queue.push(fn)
 		fn = d.queue.pop()
-		d.taken++
 	}
 	d.start(fn)
 }
 
 // start runs fn on an idle worker, or a new one; it unlocks mu.
-func (d *workers) start(fn func()) {
+func (d *Pool) start(fn func()) {
 	d.running++
 	if n := len(d.idle); n > 0 {
 		w := d.idle[n-1]
@@ -89,13 +89,12 @@ func (d *workers) start(fn func()) {
 
 // work runs fn, then the queue's mailboxes and every mailbox handed to it, until a
 // trim sends it nil.
-func (d *workers) work(fn func()) {
+func (d *Pool) work(fn func()) {
 	var next chan func()
 	for fn != nil {
 		fn()
 		d.mu.Lock()
 		if fn = d.queue.pop(); fn != nil {
-			d.taken++
 			d.mu.Unlock()
 			continue
 		}
@@ -114,14 +113,14 @@ func (d *workers) work(fn func()) {
 	}
 }
 
-// blocking runs f, which waits for something other than the CPU, as a turn the queue
+// Blocking runs f, which waits for something other than the CPU, as a turn the queue
 // does not wait for: while f runs its worker does not count as running, so a mailbox
-// scheduled meanwhile wakes another worker at once rather than after a stall.
-func (d *workers) blocking(f func()) {
+// scheduled meanwhile wakes another worker at once rather than after a stall. Only a
+// mailbox's turn on this pool may call it.
+func (d *Pool) Blocking(f func()) {
 	d.mu.Lock()
 	d.running--
 	if d.queue.len() > d.running && d.running < d.parallel {
-		d.taken++
 		d.start(d.queue.pop())
 	} else {
 		d.mu.Unlock()
@@ -133,11 +132,11 @@ func (d *workers) blocking(f func()) {
 }
 
 // watch arms the watchdog unless it is armed; mu is held.
-func (d *workers) watch() {
+func (d *Pool) watch() {
 	if d.watching {
 		return
 	}
-	d.watching, d.seen = true, d.taken
+	d.watching, d.seen = true, d.queue.gen
 	if d.watchdog == nil {
 		d.watchdog = time.AfterFunc(d.stall, d.check)
 		return
@@ -147,29 +146,28 @@ func (d *workers) watch() {
 
 // check starts another worker for the oldest queued mailbox when none was taken for a
 // stall period: every running worker is stuck in a turn.
-func (d *workers) check() {
+func (d *Pool) check() {
 	d.mu.Lock()
 	if d.queue.len() == 0 {
 		d.watching = false
 		d.mu.Unlock()
 		return
 	}
-	stuck := d.taken == d.seen
-	d.seen = d.taken
+	stuck := d.queue.gen == d.seen
+	d.seen = d.queue.gen
 	d.watchdog.Reset(d.stall)
 	if !stuck {
 		d.mu.Unlock()
 		return
 	}
 	fn := d.queue.pop()
-	d.taken++
-	d.seen = d.taken
+	d.seen = d.queue.gen // its own take is not the queue moving
 	d.start(fn)
 }
 
 // trim ends the workers that stayed idle since the last trim; it schedules the next
 // one while any worker is idle.
-func (d *workers) trim() {
+func (d *Pool) trim() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n := d.lowWater

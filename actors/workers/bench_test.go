@@ -1,4 +1,4 @@
-package actors
+package workers
 
 import (
 	"log/slog"
@@ -16,13 +16,13 @@ import (
 // nearly always finding the mailbox idle. It reports the process's CPU time per
 // reading (cpu-ns/msg), which on a shared machine varies far less than wall time:
 //
-//	go test -run '^$' -bench LiveChain -benchtime 40000x ./actors/
+//	go test -run '^$' -bench LiveChain -benchtime 40000x ./actors/workers/
 func BenchmarkLiveChain(b *testing.B) {
 	const sensors, perTick, tick = 1000, 20, time.Millisecond
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}))
-	d := newWorkers(liveThroughput)
+	d := New()
 	props := func(r actor.ReceiveFunc) *actor.Props {
 		return actor.PropsFromFunc(r, actor.WithDispatcher(d))
 	}
