@@ -46,7 +46,11 @@ type message struct {
 	messageID uint16
 	payload   []byte
 	once      sync.Once
-	ack       func()
+	// edged: what Ack needs, not a closure built for every message that is
+	// received (most are acknowledged another way, or not at all).
+	sendAck func(*PacketAndToken)
+	persist Store
+	packet  *packets.PublishPacket
 }
 
 func (m *message) Duplicate() bool {
@@ -74,10 +78,10 @@ func (m *message) Payload() []byte {
 }
 
 func (m *message) Ack() {
-	m.once.Do(m.ack)
+	m.once.Do(func() { ackFunc(m.sendAck, m.persist, m.packet)() })
 }
 
-func messageFromPublish(p *packets.PublishPacket, ack func()) Message {
+func messageFromPublish(p *packets.PublishPacket, sendAck func(*PacketAndToken), persist Store) Message {
 	return &message{
 		duplicate: p.Dup,
 		qos:       p.Qos,
@@ -85,7 +89,9 @@ func messageFromPublish(p *packets.PublishPacket, ack func()) Message {
 		topic:     p.TopicName,
 		messageID: p.MessageID,
 		payload:   p.Payload,
-		ack:       ack,
+		sendAck:   sendAck,
+		persist:   persist,
+		packet:    p,
 	}
 }
 

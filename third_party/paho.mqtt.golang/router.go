@@ -159,7 +159,7 @@ func (r *router) matchAndDispatch(messages <-chan *packets.PublishPacket, order 
 			// DEBUG.Println(ROU, "matchAndDispatch received message")
 			sent := false
 			r.RLock()
-			m := messageFromPublish(message, ackFunc(sendAck, client.persist, message))
+			m := messageFromPublish(message, sendAck, client.persist)
 			for e := r.routes.Front(); e != nil; e = e.Next() {
 				if e.Value.(*route).match(message.TopicName) {
 					if order {
