@@ -136,4 +136,7 @@ require (
 tool github.com/goreleaser/nfpm/v2/cmd/nfpm
 
 replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go
+
 replace github.com/dgraph-io/badger/v4 => ./third_party/badger
+
+replace github.com/eclipse/paho.mqtt.golang => ./third_party/paho.mqtt.golang
