@@ -28,6 +28,10 @@ func (c *bufferedConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
 func (c *bufferedConn) Write(p []byte) (int, error) { return c.w.Write(p) }
 func (c *bufferedConn) Close() error                { return c.w.Close() }
 
+// ReadByte lets paho's packet reader take a packet's header a byte at a time from
+// the buffer, not through a slice that escapes per byte.
+func (c *bufferedConn) ReadByte() (byte, error) { return c.r.ReadByte() }
+
 // SetWriteDeadline does nothing: paho's writes only fill the coalescer's buffer, and
 // the coalescer sets the deadline of each write to the connection itself.
 func (c *bufferedConn) SetWriteDeadline(time.Time) error { return nil }

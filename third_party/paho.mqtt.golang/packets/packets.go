@@ -125,6 +125,9 @@ var ConnErrors = map[byte]error{
 // representing the decoded MQTT packet and an error. One of these returns will
 // always be nil, a nil ControlPacket indicating an error occurred.
 func ReadPacket(r io.Reader) (ControlPacket, error) {
+	if br, ok := r.(io.ByteReader); ok {
+		return readPacketBytes(r, br)
+	}
 	var fh FixedHeader
 	b := make([]byte, 1)
 
@@ -154,6 +157,57 @@ func ReadPacket(r io.Reader) (ControlPacket, error) {
 
 	err = cp.Unpack(bytes.NewBuffer(packetBytes))
 	return cp, err
+}
+
+// readPacketBytes is ReadPacket for a reader that hands over single bytes (edged's
+// buffered connection does). edged: each 1- and 2-byte slice that ReadPacket and the
+// decoders passed through io.Reader escaped, and a PUBLISH was copied twice; a
+// PUBLISH is now read with three allocations (the packet, its bytes, its topic)
+// instead of nine or ten, its payload a slice of the bytes read.
+func readPacketBytes(r io.Reader, br io.ByteReader) (ControlPacket, error) {
+	typeAndFlags, err := br.ReadByte()
+	if err != nil {
+		return nil, err
+	}
+	fh := FixedHeader{
+		MessageType: typeAndFlags >> 4,
+		Dup:         (typeAndFlags>>3)&0x01 > 0,
+		Qos:         (typeAndFlags >> 1) & 0x03,
+		Retain:      typeAndFlags&0x01 > 0,
+	}
+	if fh.RemainingLength, err = decodeLengthBytes(br); err != nil {
+		return nil, err
+	}
+	cp, err := NewControlPacketWithHeader(fh)
+	if err != nil {
+		return nil, err
+	}
+	packetBytes := make([]byte, fh.RemainingLength)
+	if _, err := io.ReadFull(r, packetBytes); err != nil {
+		return nil, err
+	}
+	if p, ok := cp.(*PublishPacket); ok {
+		return p, p.unpackBytes(packetBytes)
+	}
+	return cp, cp.Unpack(bytes.NewBuffer(packetBytes))
+}
+
+// decodeLengthBytes is decodeLength reading from a ByteReader.
+func decodeLengthBytes(br io.ByteReader) (int, error) {
+	var rLength uint32
+	var multiplier uint32
+	for multiplier < 27 {
+		digit, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		rLength |= uint32(digit&127) << multiplier
+		if (digit & 128) == 0 {
+			break
+		}
+		multiplier += 7
+	}
+	return int(rLength), nil
 }
 
 // NewControlPacket is used to create a new ControlPacket of the type specified

@@ -18,6 +18,7 @@ package packets
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 )
@@ -78,6 +79,28 @@ func (p *PublishPacket) Unpack(b io.Reader) error {
 	_, err = b.Read(p.Payload)
 
 	return err
+}
+
+// unpackBytes is Unpack from the packet's bytes: the topic is copied, the payload is
+// the rest of b.
+func (p *PublishPacket) unpackBytes(b []byte) error {
+	if len(b) < 2 {
+		return io.ErrUnexpectedEOF
+	}
+	n := 2 + int(binary.BigEndian.Uint16(b))
+	if len(b) < n {
+		return io.ErrUnexpectedEOF
+	}
+	p.TopicName = string(b[2:n])
+	if p.Qos > 0 {
+		if len(b) < n+2 {
+			return fmt.Errorf("error unpacking publish, payload length < 0")
+		}
+		p.MessageID = binary.BigEndian.Uint16(b[n:])
+		n += 2
+	}
+	p.Payload = b[n:len(b):len(b)]
+	return nil
 }
 
 // Copy creates a new PublishPacket with the same topic and payload
