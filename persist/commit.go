@@ -7,9 +7,9 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Commit writes b in one transaction. If Badger says the transaction is too big, it
-// commits the longest run of whole units that fits, then the rest, so each unit stays
-// atomic; a single unit too big for a transaction is an error, and so is a disk
+// Commit writes b in one transaction, or in several of at most maxTxnOps changes
+// each. If Badger says a transaction is too big, it commits the longest run of whole
+// units that fits, then the rest, so each unit stays atomic; a single unit too big for a transaction is an error, and so is a disk
 // below Options.MinFreeDisk (nothing is written then). With Power durability
 // each transaction is fsynced before Commit returns. On error, the units not yet
 // written are still in b and a later Commit of b retries them.
@@ -38,7 +38,7 @@ func (s *Store) Commit(b *Batch) (err error) {
 func (s *Store) commitUnits(b *Batch) (int, error) {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	end := len(b.units)
+	end := b.unitsUpTo(b.done, maxTxnOps)
 	for {
 		t, fit, err := s.build(b, b.done, end)
 		if err == nil {
@@ -64,6 +64,25 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 		}
 		end = b.done + fit
 	}
+}
+
+// maxTxnOps bounds the changes of one transaction, so that Badger's copy of it (an
+// entry, a pending write and a versioned key per change) stays a few hundred KB
+// rather than growing with a burst's batch (10,000 windows firing at once, a replay
+// of 10,000 sensors): such a batch commits in several transactions, each of whole
+// units, as one too big for Badger does. A steady commit of a gateway's 1,000
+// sensors (a window state and a stream state each, plus dedup marks) fits in one.
+const maxTxnOps = 4096
+
+// unitsUpTo returns the end of the longest run of units from from whose changes
+// number at most maxOps, and at least one unit.
+func (b *Batch) unitsUpTo(from, maxOps int) int {
+	start := b.unitStart(from)
+	end := from + 1
+	for end < len(b.units) && b.units[end]-start <= maxOps {
+		end++
+	}
+	return end
 }
 
 // committed counts a transaction that Badger committed and records the count in the

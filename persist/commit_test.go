@@ -209,3 +209,35 @@ func TestBatchesLargerThanTheirBlocksCommitEveryValueIntact(t *testing.T) {
 		}
 	}
 }
+
+// A batch of more changes than maxTxnOps commits in several transactions of whole
+// units, a unit larger than that in one of its own, and everything loads back.
+func TestABatchBeyondMaxTxnOpsCommitsInTransactionsOfWholeUnits(t *testing.T) {
+	s := openStore(t, Options{})
+	b := s.NewBatch()
+	sizes := []int{3000, 3000, maxTxnOps + 1000, 10}
+	n := 0
+	for u, size := range sizes {
+		for i := range size {
+			b.PutWindow(WindowKey{"dev", "1m", fmt.Sprintf("u%d-%d", u, i), 0}, []byte{byte(u)})
+			n++
+		}
+		b.EndUnit()
+	}
+	before := s.commits
+	if err := s.Commit(b); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	// 3000 | 3000 | 5096 | 10: the first two do not fit together, the big unit goes
+	// alone, and so does the last, which does not fit beside it.
+	if got := s.commits - before; got != 4 {
+		t.Errorf("transactions = %d, want 4", got)
+	}
+	got, err := s.LoadDevice("dev")
+	if err != nil {
+		t.Fatalf("LoadDevice: %v", err)
+	}
+	if len(got.Keys) != n {
+		t.Errorf("LoadDevice holds %d keys, want %d", len(got.Keys), n)
+	}
+}

@@ -5,7 +5,8 @@
 // Everything a device owns lives under keys that start with the device name, so a
 // device is listed, loaded and deleted by prefix. Actors collect their changes in a
 // Batch; the committer writes one Batch per flush in one transaction, split only at
-// unit boundaries when Badger says it is too big, so each actor's flush stays atomic.
+// unit boundaries (past maxTxnOps changes, or when Badger says it is too big), so each
+// actor's flush stays atomic.
 //
 // Open refuses a directory Badger would silently open as empty or older (a lost or
 // truncated MANIFEST, a damaged table or write-ahead log, a store holding fewer
