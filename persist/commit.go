@@ -9,8 +9,9 @@ import (
 
 // Commit writes b in one transaction, or in several of at most maxTxnOps changes
 // each. If Badger says a transaction is too big, it commits the longest run of whole
-// units that fits, then the rest, so each unit stays atomic; a single unit too big for a transaction is an error, and so is a disk
-// below Options.MinFreeDisk (nothing is written then). With Power durability
+// units that fits, then the rest, so each unit stays atomic; a single unit too big
+// for a transaction is an error, and so is a disk below Options.MinFreeDisk (nothing
+// is written then). With Power durability
 // each transaction is fsynced before Commit returns. On error, the units not yet
 // written are still in b and a later Commit of b retries them.
 func (s *Store) Commit(b *Batch) (err error) {
