@@ -11,9 +11,9 @@ import (
 // each. If Badger says a transaction is too big, it commits the longest run of whole
 // units that fits, then the rest, so each unit stays atomic; a single unit too big
 // for a transaction is an error, and so is a disk below Options.MinFreeDisk (nothing
-// is written then). With Power durability
-// each transaction is fsynced before Commit returns. On error, the units not yet
-// written are still in b and a later Commit of b retries them.
+// is written then). With Power durability each transaction is fsynced before Commit
+// returns. On error, the units not yet written are still in b and a later Commit of
+// b retries them.
 func (s *Store) Commit(b *Batch) (err error) {
 	defer s.recovered("committing", &err)
 	b.EndUnit()
