@@ -125,23 +125,7 @@ func TestAStoreThatWentBackwardsIsRefused(t *testing.T) {
 }
 
 func TestAWriteAheadLogDamagedInTheMiddleIsRefused(t *testing.T) {
-	s := openStore(t, Options{})
-	commitN(t, s, 200)
-	crashed := copyDir(t, s.where) // as kill -9 leaves it
-	wal := ""
-	for _, n := range strings.Fields(names(t, crashed)) {
-		if strings.HasSuffix(n, ".mem") {
-			wal = filepath.Join(crashed, n)
-		}
-	}
-	data, err := os.ReadFile(wal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := scanWAL(data, commitKey)
-	if sc.seq != 200 || sc.torn || sc.more {
-		t.Fatalf("scan of an intact log: %+v; want seq 200, nothing after", sc)
-	}
+	crashed, wal, data, sc := crashedWAL(t)
 	intact := copyDir(t, crashed)
 	mid := sc.kept / 2
 	for i := mid; i < mid+8; i++ {
@@ -153,13 +137,20 @@ func TestAWriteAheadLogDamagedInTheMiddleIsRefused(t *testing.T) {
 	wantDamaged(t, crashed, Options{}, "write-ahead log")
 
 	// The same log as a crash leaves it opens, with every commit.
-	r, err := Open(Options{Dir: intact})
+	wantOpens(t, intact, 200)
+}
+
+// wantOpens opens the store in dir as a restart after a crash would and checks that
+// it holds commits commits.
+func wantOpens(t *testing.T, dir string, commits uint64) {
+	t.Helper()
+	r, err := Open(Options{Dir: dir, memTableSize: 4 << 20})
 	if err != nil {
 		t.Fatalf("opening a crashed store: %v", err)
 	}
 	defer r.Close()
-	if r.commits != 200 {
-		t.Errorf("commits after the crash = %d, want 200", r.commits)
+	if r.commits != commits {
+		t.Errorf("commits after the crash = %d, want %d", r.commits, commits)
 	}
 }
 
@@ -214,14 +205,7 @@ func TestAWriteAheadLogTornInsideALargeEntryOpensWithEveryCommit(t *testing.T) {
 			if err := os.WriteFile(wal, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r, err := Open(Options{Dir: crashed, memTableSize: 4 << 20})
-			if err != nil {
-				t.Fatalf("opening a store killed inside a large write: %v", err)
-			}
-			defer r.Close()
-			if r.commits != 200 {
-				t.Errorf("commits after the crash = %d, want 200", r.commits)
-			}
+			wantOpens(t, crashed, 200)
 		})
 	}
 }
