@@ -48,7 +48,7 @@ func TestLimitsMemoryPacesTheCollectorUnlessGOGCIsSet(t *testing.T) {
 	for _, c := range []struct {
 		budget int64
 		gogc   int
-	}{{32 << 20, 50}, {128 << 20, 50}, {192 << 20, 75}, {bigBudget, 100}, {4 << 30, 100}} {
+	}{{32 << 20, 50}, {128 << 20, 50}, {256 << 20, 50}, {384 << 20, 75}, {bigBudget, 100}, {4 << 30, 100}} {
 		applyMemoryBudget(c.budget, log)
 		if got := debug.SetGCPercent(100); got != c.gogc {
 			t.Errorf("limits.memory %d: GOGC %d, want %d", c.budget, got, c.gogc)

@@ -54,8 +54,8 @@ type Limits struct {
 	// readings of further keys go to the late output with reason key_limit.
 	MaxKeysPerWindow int
 	// Memory is the process's memory budget in bytes: Go's soft memory limit (unless
-	// GOMEMLIMIT is set), the collector's pace (GOGC 50 up to 128MiB, rising to 100
-	// at 256MiB, unless GOGC is set) and what Badger's memtables and caches are sized
+	// GOMEMLIMIT is set), the collector's pace (GOGC 50 up to 256MiB, rising to 100
+	// at 512MiB, unless GOGC is set) and what Badger's memtables and caches are sized
 	// from. 0 leaves the runtime alone and sizes Badger as for the default.
 	Memory int64
 }

@@ -27,7 +27,7 @@ import (
 //	limits.max_key_bytes     256 (at most 16KiB)
 //	limits.max_keys_per_window 10000 keys per window definition
 //	limits.memory            256MiB (from 32MiB to 1TiB); 0 = no limit. Up to
-//	                         128MiB it also sets GOGC 50, rising to 100 at 256MiB
+//	                         256MiB it also sets GOGC 50, rising to 100 at 512MiB
 //	broker.url               tcp://127.0.0.1:1883
 //	broker.listen            127.0.0.1:1883, only with url: embedded
 //	broker.client_id         edged-<hostname>
