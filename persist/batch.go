@@ -104,7 +104,9 @@ func (b *Batch) room(n int) {
 		b.full = append(b.full, b.arena)
 	}
 	if k := len(b.free); k > 0 && n <= arenaBlock {
-		b.arena, b.free = b.free[k-1], b.free[:k-1]
+		b.arena = b.free[k-1]
+		b.free[k-1] = nil // a burst that drops its blocks must not leave one held here
+		b.free = b.free[:k-1]
 		return
 	}
 	b.arena = make([]byte, 0, max(arenaBlock, n))
