@@ -255,8 +255,8 @@ func crashedWAL(t *testing.T) (dir, wal string, data []byte, sc walScan) {
 		t.Fatal(err)
 	}
 	sc = scanWAL(data, commitKey)
-	if sc.seq != 200 || len(data) < sc.kept+walMaxEntry+200 {
-		t.Fatalf("scan of an intact log: seq %d, %d bytes kept of %d; want seq 200 and room for a torn entry", sc.seq, sc.kept, len(data))
+	if sc.seq != 200 || sc.more || len(data) < sc.kept+walMaxEntry+200 {
+		t.Fatalf("scan of an intact log: %+v of %d bytes; want seq 200, nothing after, and room for a torn entry", sc, len(data))
 	}
 	return dir, wal, data, sc
 }

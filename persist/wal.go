@@ -35,13 +35,11 @@ const (
 type walScan struct {
 	kept int    // offset after the last entry Badger keeps
 	seq  uint64 // highest commit sequence in a kept transaction; 0 if none
-	// torn says that non-zero bytes follow where the replay stops, all of them
-	// within one entry's extent and no whole entry among them: the entry a crash
-	// interrupted. Go's memmove writes the head of a large copy last, so such an
-	// entry may have its body but no header yet.
-	torn bool
-	// more says that more follows: a whole entry, or more than one entry's worth
-	// of bytes. A crash does not leave that; Badger would drop it.
+	// more says that more follows where the replay stops than the entry a crash
+	// interrupted: a whole entry, or more than one entry's worth of bytes. Badger
+	// would drop it. A torn entry's bytes alone are not more: Go's memmove writes
+	// the head of a large copy last, so a torn entry may have its body but no
+	// header yet.
 	more bool
 }
 
@@ -98,18 +96,12 @@ func scanWAL(data, commitKey []byte) walScan {
 // does not read back, or after one that breaks its transaction.
 func (s walScan) after(data []byte, stop int) walScan {
 	last := bytes.LastIndexFunc(data[stop:], func(r rune) bool { return r != 0 })
-	switch {
-	case last < 0:
-	case last >= walMaxEntry:
+	if last >= walMaxEntry {
 		s.more = true
-	default:
-		s.torn = true
-		for off := stop; off <= stop+last; off++ {
-			if _, ok := readWALEntry(data, off); ok {
-				s.torn, s.more = false, true
-				break
-			}
-		}
+		return s
+	}
+	for off := stop; off <= stop+last && !s.more; off++ {
+		_, s.more = readWALEntry(data, off)
 	}
 	return s
 }
