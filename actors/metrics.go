@@ -142,10 +142,3 @@ func (f factory) histogram(name, help string) prometheus.Histogram {
 	f.register(h)
 	return h
 }
-
-// TopicSummary counts the concrete topics and the idle ones, and finds the highest
-// watermark lag (seconds) of the active ones: what `edged demo` prints, whichever
-// way the series are labelled.
-func (m *Metrics) TopicSummary() (topics, idle int, maxActiveLag float64) {
-	return m.Streams.Summary()
-}

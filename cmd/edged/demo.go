@@ -253,7 +253,7 @@ func (s *demoStatus) line(now time.Time) string {
 			}
 		}
 	}
-	topics, idle, maxLag := s.m.TopicSummary()
+	topics, idle, maxLag := s.m.Streams.Summary()
 	rate := (records - s.records) / now.Sub(s.last).Seconds()
 	s.records, s.last = records, now
 	return fmt.Sprintf("status  %.0f records (%.1f/s)  sensors %d active, %d idle  watermark lag max %.0f ms  results %.0f on-time, %.0f late updates  late records %.0f",
