@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,14 +46,14 @@ func watchHeapPeak(path string) (stop func()) {
 		}
 		atPeak := make([]uint64, len(memClasses))
 		var objectsPeak, residentPeak uint64
-		var rssPeak, rssAtPeak string
+		var rss rssPeak
 		tick := time.NewTicker(heapPeakEvery)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				printMemClasses(atPeak)
-				fmt.Fprintf(os.Stderr, "process at its RSS peak: %s\n", rssAtPeak)
+				fmt.Fprintf(os.Stderr, "process at its RSS peak: %s\n", rss.line)
 				return
 			case <-tick.C:
 			}
@@ -61,8 +62,8 @@ func watchHeapPeak(path string) (stop func()) {
 				objectsPeak = v
 				writeHeapProfile(path)
 			}
-			if rss, line := procRSS(); rss > rssPeak || len(rss) > len(rssPeak) {
-				rssPeak, rssAtPeak = rss, line
+			if status, err := os.ReadFile("/proc/self/status"); err == nil {
+				rss.see(string(status))
 			}
 			if r := sample[8].Value.Uint64() - sample[9].Value.Uint64(); r > residentPeak {
 				residentPeak = r
@@ -96,23 +97,27 @@ func writeHeapProfile(path string) {
 	}
 }
 
-// procRSS is this process's VmRSS (in kB, as text, for comparing: equal lengths
-// compare as numbers) and the line of its RssAnon, RssFile and RssShmem.
-func procRSS() (rss, line string) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return "", ""
-	}
+// rssPeak is the highest VmRSS seen in /proc/<pid>/status texts, kB, and the line
+// of RssAnon, RssFile and RssShmem that came with it.
+type rssPeak struct {
+	kb   int64
+	line string
+}
+
+func (p *rssPeak) see(status string) {
+	var kb int64 = -1
 	var parts []string
-	for _, l := range strings.Split(string(b), "\n") {
+	for _, l := range strings.Split(status, "\n") {
 		k, v, _ := strings.Cut(l, ":")
 		switch k {
 		case "VmRSS":
-			rss = strings.TrimSuffix(strings.TrimSpace(v), " kB")
+			kb, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			parts = append(parts, l)
 		case "RssAnon", "RssFile", "RssShmem":
 			parts = append(parts, l)
 		}
 	}
-	return rss, strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	if kb > p.kb {
+		p.kb, p.line = kb, strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	}
 }
