@@ -169,13 +169,8 @@ func readPacketBytes(r io.Reader, br io.ByteReader) (ControlPacket, error) {
 	if err != nil {
 		return nil, err
 	}
-	fh := FixedHeader{
-		MessageType: typeAndFlags >> 4,
-		Dup:         (typeAndFlags>>3)&0x01 > 0,
-		Qos:         (typeAndFlags >> 1) & 0x03,
-		Retain:      typeAndFlags&0x01 > 0,
-	}
-	if fh.RemainingLength, err = decodeLengthBytes(br); err != nil {
+	var fh FixedHeader
+	if err := fh.unpack(typeAndFlags, r); err != nil {
 		return nil, err
 	}
 	cp, err := NewControlPacketWithHeader(fh)
@@ -190,24 +185,6 @@ func readPacketBytes(r io.Reader, br io.ByteReader) (ControlPacket, error) {
 		return p, p.unpackBytes(packetBytes)
 	}
 	return cp, cp.Unpack(bytes.NewBuffer(packetBytes))
-}
-
-// decodeLengthBytes is decodeLength reading from a ByteReader.
-func decodeLengthBytes(br io.ByteReader) (int, error) {
-	var rLength uint32
-	var multiplier uint32
-	for multiplier < 27 {
-		digit, err := br.ReadByte()
-		if err != nil {
-			return 0, err
-		}
-		rLength |= uint32(digit&127) << multiplier
-		if (digit & 128) == 0 {
-			break
-		}
-		multiplier += 7
-	}
-	return int(rLength), nil
 }
 
 // NewControlPacket is used to create a new ControlPacket of the type specified
@@ -411,16 +388,20 @@ func encodeLength(length int) []byte {
 }
 
 func decodeLength(r io.Reader) (int, error) {
+	// edged: a reader that hands over single bytes is asked for them; any other is
+	// read through one byte-sized buffer.
+	br, ok := r.(io.ByteReader)
+	if !ok {
+		br = &oneByteReader{r: r}
+	}
 	var rLength uint32
 	var multiplier uint32
-	b := make([]byte, 1)
 	for multiplier < 27 { // fix: Infinite '(digit & 128) == 1' will cause the dead loop
-		_, err := io.ReadFull(r, b)
+		digit, err := br.ReadByte()
 		if err != nil {
 			return 0, err
 		}
 
-		digit := b[0]
 		rLength |= uint32(digit&127) << multiplier
 		if (digit & 128) == 0 {
 			break
@@ -428,4 +409,15 @@ func decodeLength(r io.Reader) (int, error) {
 		multiplier += 7
 	}
 	return int(rLength), nil
+}
+
+// oneByteReader reads one byte at a time from r.
+type oneByteReader struct {
+	r io.Reader
+	b [1]byte
+}
+
+func (o *oneByteReader) ReadByte() (byte, error) {
+	_, err := io.ReadFull(o.r, o.b[:])
+	return o.b[0], err
 }
