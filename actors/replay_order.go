@@ -1,6 +1,9 @@
 package actors
 
-import "bufio"
+import (
+	"bufio"
+	"unsafe"
+)
 
 // replayOrder writes replay output in the order things happened rather than the
 // order they were committed: a result or late record takes its place in the output
@@ -14,7 +17,8 @@ type replayOrder struct {
 	lines [][]byte // from the first line not yet written; nil: produced, not yet committed
 	first int64    // sequence number of lines[0]
 	// waiting holds, by content, the sequence numbers of produced entries not yet
-	// committed, oldest first; the payload is the same bytes at both ends.
+	// committed, oldest first. Its keys are the produced payloads themselves, not
+	// copies (see produced).
 	waiting map[string][]int64
 }
 
@@ -22,11 +26,15 @@ func newReplayOrder(out *bufio.Writer) *replayOrder {
 	return &replayOrder{out: out, waiting: map[string][]int64{}}
 }
 
-// produced reserves the next place in the output for payload.
+// produced reserves the next place in the output for payload. The key shares
+// payload's bytes, which nothing changes once produced (an outbox entry's payload is
+// only copied from): a copy per result doubled what a burst of firings held until
+// its commit (10,000 windows closing at the end of a replay).
 func (o *replayOrder) produced(payload []byte) {
 	seq := o.first + int64(len(o.lines))
 	o.lines = append(o.lines, nil)
-	o.waiting[string(payload)] = append(o.waiting[string(payload)], seq)
+	key := unsafe.String(unsafe.SliceData(payload), len(payload))
+	o.waiting[key] = append(o.waiting[key], seq)
 }
 
 // committed fills payload's place with line, or appends line if payload has none

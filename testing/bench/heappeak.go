@@ -30,10 +30,10 @@ var memClasses = []string{
 	"/gc/heap/live:bytes",
 }
 
-// watchHeapPeak writes a heap profile to path each time the heap's objects grow
-// 5 % past their previous peak, so what is left in path is the heap near its peak
-// rather than at the end of the run (a heap profile shows the heap as of the last
-// collection). On stop it prints to stderr the runtime's memory classes at the
+// watchHeapPeak writes a heap profile to path each time the live heap, as the last
+// collection measured it, grows 5 % past its previous peak: a heap profile shows
+// the heap as of the last collection, so what is left in path is what was live at
+// the collection that found the most, which sets the heap's goal and so its peak. On stop it prints to stderr the runtime's memory classes at the
 // moment its resident part (mapped minus released) peaked, which is where peak RSS
 // comes from.
 func watchHeapPeak(path string) (stop func()) {
@@ -45,7 +45,7 @@ func watchHeapPeak(path string) (stop func()) {
 			sample[i].Name = name
 		}
 		atPeak := make([]uint64, len(memClasses))
-		var objectsPeak, residentPeak uint64
+		var livePeak, residentPeak uint64
 		var rss rssPeak
 		tick := time.NewTicker(heapPeakEvery)
 		defer tick.Stop()
@@ -58,8 +58,8 @@ func watchHeapPeak(path string) (stop func()) {
 			case <-tick.C:
 			}
 			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > objectsPeak+objectsPeak/20 {
-				objectsPeak = v
+			if v := sample[10].Value.Uint64(); v > livePeak+livePeak/20 {
+				livePeak = v
 				writeHeapProfile(path)
 			}
 			if status, err := os.ReadFile("/proc/self/status"); err == nil {
