@@ -140,3 +140,5 @@ replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go
 replace github.com/dgraph-io/badger/v4 => ./third_party/badger
 
 replace github.com/eclipse/paho.mqtt.golang => ./third_party/paho.mqtt.golang
+
+replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto
