@@ -158,10 +158,10 @@ func (c *committer) settle(n int) {
 	c.closed = c.closed[n:]
 }
 
-// commit writes the units gathered so far in one batch, then acknowledges and hands
-// on what they hold. A batch that fails is retried as it is with the next epoch:
-// persist skips the units it already wrote, so nothing is enqueued twice, and units
-// that arrive meanwhile wait for the batch after it.
+// commit writes the units gathered so far, then acknowledges and hands on what
+// they hold. A commit that fails is retried as it is with the next epoch: persist
+// skips the units it already wrote, so nothing is enqueued twice, and units that
+// arrive meanwhile wait for the commit after it.
 func (c *committer) commit(ctx actor.Context) {
 	if c.retry == nil && len(c.units) > 0 {
 		b := c.spare
@@ -169,16 +169,13 @@ func (c *committer) commit(ctx actor.Context) {
 			b = c.env.store.NewBatch()
 		}
 		c.spare = nil
-		p := &builtBatch{b: b, units: c.units}
-		for _, u := range c.units {
-			p.seqs = append(p.seqs, c.add(p.b, u))
-		}
-		c.retry, c.units, c.delivered = p, nil, nil
+		c.retry = &builtBatch{b: b, units: c.units}
+		c.units, c.delivered = nil, nil
 	}
 	p, start := c.retry, time.Now()
 	var err error
 	if p != nil {
-		c.env.blocking(func() { err = c.env.store.Commit(p.b) })
+		c.env.blocking(func() { err = c.write(p) })
 	}
 	c.tried(ctx)
 	if p != nil {
@@ -233,10 +230,31 @@ func (c *committer) closeDones() {
 	c.dones = c.dones[:0]
 }
 
-// builtBatch is a batch and the units (with their outbox sequence numbers) in it.
+// write adds p's units to its batch and commits it, a transaction's worth at a time
+// (persist.Batch.Full): the batch of a burst holds one, not the whole burst. On error
+// the batch keeps the units it did not write and p where to go on from.
+func (c *committer) write(p *builtBatch) error {
+	for {
+		for p.added < len(p.units) && !p.b.Full() {
+			p.seqs = append(p.seqs, c.add(p.b, p.units[p.added]))
+			p.added++
+		}
+		if err := c.env.store.Commit(p.b); err != nil {
+			return err
+		}
+		if p.added == len(p.units) {
+			return nil
+		}
+		p.b.Reset()
+	}
+}
+
+// builtBatch is the units of one commit, the batch they are being written in, and
+// the outbox sequence numbers of those added to it so far.
 type builtBatch struct {
 	b     *persist.Batch
 	units []*unit
+	added int // units[:added] are in b or were committed from it
 	seqs  [][]uint64
 }
 

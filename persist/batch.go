@@ -82,6 +82,12 @@ func (b *Batch) Reset() {
 // Len is the number of changes in the batch.
 func (b *Batch) Len() int { return len(b.ops) }
 
+// Full reports whether b holds a transaction's worth of changes (maxTxnOps). A caller
+// with more to write commits b and resets it first, so that a burst's changes (10,000
+// windows firing at once) pass through one transaction's worth of memory rather than
+// all being held at once; they commit in the same transactions either way.
+func (b *Batch) Full() bool { return len(b.ops) >= maxTxnOps }
+
 // EndUnit closes the unit of everything added since the previous EndUnit: those
 // changes commit together or not at all. Commit closes a trailing open unit itself.
 func (b *Batch) EndUnit() {
