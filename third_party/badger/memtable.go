@@ -289,15 +289,16 @@ func (lf *logFile) encodeEntry(buf *bytes.Buffer, e *Entry, offset uint32) (int,
 		userMeta:  e.UserMeta,
 	}
 
-	hash := crc32.New(y.CastagnoliCrcTable)
-	writer := io.MultiWriter(buf, hash)
-
 	// encode header.
 	var headerEnc [maxHeaderSize]byte
 	sz := h.Encode(headerEnc[:])
-	y.Check2(writer.Write(headerEnc[:sz]))
+	var crc uint32
 	// we'll encrypt only key and value.
 	if lf.encryptionEnabled() {
+		hash := crc32.New(y.CastagnoliCrcTable)
+		writer := io.MultiWriter(buf, hash)
+		// A copy: headerEnc itself would escape through writer on every path.
+		y.Check2(writer.Write(bytes.Clone(headerEnc[:sz])))
 		// TODO: no need to allocate the bytes. we can calculate the encrypted buf one by one
 		// since we're using ctr mode of AES encryption. Ordering won't changed. Need some
 		// refactoring in XORBlock which will work like stream cipher.
@@ -308,15 +309,23 @@ func (lf *logFile) encodeEntry(buf *bytes.Buffer, e *Entry, offset uint32) (int,
 			writer, eBuf, lf.dataKey.Data, lf.generateIV(offset)); err != nil {
 			return 0, y.Wrapf(err, "Error while encoding entry for vlog.")
 		}
+		crc = hash.Sum32()
 	} else {
-		// Encryption is disabled so writing directly to the buffer.
-		y.Check2(writer.Write(e.Key))
-		y.Check2(writer.Write(e.Value))
+		// Encryption is disabled so writing directly to the buffer, and the checksum
+		// taken over what was written there: a crc32 hash and an io.MultiWriter per
+		// entry, and the header array that escaped through them, were four
+		// allocations for every entry written (crc32.Update over the array would
+		// still move it to the heap).
+		start := buf.Len()
+		buf.Write(headerEnc[:sz])
+		buf.Write(e.Key)
+		buf.Write(e.Value)
+		crc = crc32.Checksum(buf.Bytes()[start:], y.CastagnoliCrcTable)
 	}
 	// write crc32 hash.
 	var crcBuf [crc32.Size]byte
-	binary.BigEndian.PutUint32(crcBuf[:], hash.Sum32())
-	y.Check2(buf.Write(crcBuf[:]))
+	binary.BigEndian.PutUint32(crcBuf[:], crc)
+	buf.Write(crcBuf[:])
 	// return encoded length.
 	return len(headerEnc[:sz]) + len(e.Key) + len(e.Value) + len(crcBuf), nil
 }
