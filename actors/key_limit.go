@@ -1,6 +1,9 @@
 package actors
 
-import "github.com/edged/edged/watermark"
+import (
+	"github.com/edged/edged/actors/status"
+	"github.com/edged/edged/watermark"
+)
 
 // refuseKey sends a reading of a new key past limits.max_keys_per_window to its
 // window's late output with reason key_limit, instead of spawning another window
@@ -16,12 +19,12 @@ func (p *pipeline) refuseKey(m *routeRecord) {
 			return
 		}
 	}
-	p.env.metrics.Late.WithLabelValues(dev, r.Stream, reasonKeyLimit).Inc()
+	p.env.metrics.Late.WithLabelValues(dev, r.Stream, status.KeyLimit).Inc()
 	p.refusedLog.log(p.log, r.Arrived, "a new key is past limits.max_keys_per_window; its readings go to the late output",
 		"window", wp.cfg.Name, "key", r.Key, "limit", p.env.maxKeys)
 	u := routeLate(p.env, &p.refused, wp.cfg, &lateRecord{
 		Device: dev, Stream: r.Stream, Window: wp.cfg.Name, Key: r.Key, TS: r.TS,
-		Watermark: watermark.Min, ReceivedAt: r.Arrived, Reason: reasonKeyLimit, Payload: r.Payload,
+		Watermark: watermark.Min, ReceivedAt: r.Arrived, Reason: status.KeyLimit, Payload: r.Payload,
 	})
 	if u == nil {
 		u = p.refused.main

@@ -26,7 +26,7 @@ func TestStreamSeriesAreByDefinitionUnlessPerTopic(t *testing.T) {
 		a.Lag.Set(1)
 		b.Lag.Set(2)
 		b.Idle.Set(1)
-		m.Late.WithLabelValues("d", "s/b/temp", reasonFuture).Inc()
+		m.Late.WithLabelValues("d", "s/b/temp", status.Future).Inc()
 	}
 	m := NewMetrics()
 	fill(m)
@@ -122,7 +122,7 @@ func TestStreamStatsAreReadWhileSourcesWrite(t *testing.T) {
 			x := m.Streams.Topic("d", "temp", fmt.Sprintf("s/%d", i%100))
 			x.Records.Inc()
 			x.Lag.Set(float64(i))
-			m.Late.WithLabelValues("d", fmt.Sprintf("s/%d", i%100), reasonTooLate).Inc()
+			m.Late.WithLabelValues("d", fmt.Sprintf("s/%d", i%100), status.TooLate).Inc()
 		}
 	}()
 	now := time.UnixMilli(1_700_000_000_000)

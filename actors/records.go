@@ -76,7 +76,7 @@ func appendLate(b []byte, l *lateRecord) []byte {
 	b = append(b, `,"reason":"`...)
 	b = append(b, l.Reason...)
 	b = append(b, '"')
-	if l.Reason != reasonUndecodable {
+	if l.Reason != status.Undecodable {
 		b = append(b, `,"ts":`...)
 		b = strconv.AppendInt(b, l.TS, 10)
 		b = append(b, `,"watermark":`...)
@@ -113,14 +113,6 @@ func appendLate(b []byte, l *lateRecord) []byte {
 	}
 	return append(b, '}')
 }
-
-// A late record's reasons are the ones its counters count by.
-const (
-	reasonTooLate     = status.TooLate
-	reasonFuture      = status.Future
-	reasonUndecodable = status.Undecodable
-	reasonKeyLimit    = status.KeyLimit
-)
 
 func appendWatermark(b []byte, wm int64) []byte {
 	if wm == math.MinInt64 {

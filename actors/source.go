@@ -137,7 +137,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	if err := s.ext.Extract(m.Topic, m.Payload, s.reading); err != nil {
 		s.stats.DecodeErrors.Inc()
 		s.badLog.log(s.env.log, m.At, "undecodable payload", "device", s.device, "stream", s.stream(), "err", err)
-		s.reject(m, id, &lateRecord{Reason: reasonUndecodable, Error: err.Error()})
+		s.reject(m, id, &lateRecord{Reason: status.Undecodable, Error: err.Error()})
 		return
 	}
 	r := s.reading
@@ -145,7 +145,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	if r.HasTS {
 		switch s.gen.Observe(r.TS, m.At) {
 		case watermark.Future:
-			s.reject(m, id, &lateRecord{Reason: reasonFuture, TS: r.TS, Key: r.Key, Watermark: s.gen.State().Watermark})
+			s.reject(m, id, &lateRecord{Reason: status.Future, TS: r.TS, Key: r.Key, Watermark: s.gen.State().Watermark})
 			handedOff = true
 		case watermark.Reactivated:
 			s.emit(ctx, m.At, false) // the stream's keys must see it active before its record

@@ -24,8 +24,8 @@ func TestStatusStreamsWindowsAndRates(t *testing.T) {
 	}
 	s1.Lag.Set(1.5)
 	s2.Idle.Set(1)
-	m.Late.WithLabelValues("d", "s/1", reasonFuture).Inc()
-	m.Late.WithLabelValues("d", "s/1", reasonFuture).Inc()
+	m.Late.WithLabelValues("d", "s/1", status.Future).Inc()
+	m.Late.WithLabelValues("d", "s/1", status.Future).Inc()
 	m.Firings.WithLabelValues("d", "w").Add(3)
 	m.Keys.WithLabelValues("d", "w").Set(4)
 	s1.Arrival.Set(float64(t0.UnixMilli()-500) / 1000)
@@ -41,7 +41,7 @@ func TestStatusStreamsWindowsAndRates(t *testing.T) {
 		byName[x.Stream] = x
 	}
 	r1, r2 := byName["s/1"], byName["s/2"]
-	if r1.RecordsPerS != 10 || r1.Records != 30 || *r1.LagMS != 1500 || r1.Late[reasonFuture] != 2 || *r1.LastRecordMS != 2500 || r1.Idle || r1.Definition != "s" {
+	if r1.RecordsPerS != 10 || r1.Records != 30 || *r1.LagMS != 1500 || r1.Late[status.Future] != 2 || *r1.LastRecordMS != 2500 || r1.Idle || r1.Definition != "s" {
 		t.Errorf("s/1: %+v", r1)
 	}
 	if !r2.Idle || r2.Since != t0.UnixMilli() {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/edged/edged/actors/outbox"
+	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -213,7 +214,7 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 func (w *window) late(r *RecordDecoded) *unit {
 	late := w.scratch().out.Late
 	l := late[len(late)-1]
-	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, reasonTooLate).Inc()
+	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, status.TooLate).Inc()
 	return routeLate(w.env, &w.pending, w.plan.cfg, w.lateRecord(r, &l))
 }
 
@@ -221,7 +222,7 @@ func (w *window) lateRecord(r *RecordDecoded, l *windows.Late) *lateRecord {
 	return &lateRecord{
 		Device: w.device, Stream: r.Stream, Window: w.plan.cfg.Name, Key: w.key,
 		TS: r.TS, Watermark: l.Watermark, ReceivedAt: r.Arrived, Missed: l.Missed,
-		Reason: reasonTooLate, Payload: r.Payload,
+		Reason: status.TooLate, Payload: r.Payload,
 	}
 }
 
