@@ -33,6 +33,6 @@
 //
 // Imports go one way: actors imports its sub-packages, uplink imports outbox,
 // status imports watermark, and outbox and workers import no package of edged; a
-// sub-package never imports actors. This package may import everything else in edged; nothing but cmd/ and
-// testing/ imports it.
+// sub-package never imports actors. This package may import everything else in
+// edged; nothing but cmd/ and testing/ imports it.
 package actors

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -31,11 +30,11 @@ var memClasses = []string{
 }
 
 // watchHeapPeak writes a heap profile to path each time the live heap, as the last
-// collection measured it, grows 5 % past its previous peak: a heap profile shows
-// the heap as of the last collection, so what is left in path is what was live at
-// the collection that found the most, which sets the heap's goal and so its peak. On stop it prints to stderr the runtime's memory classes at the
-// moment its resident part (mapped minus released) peaked, which is where peak RSS
-// comes from.
+// collection measured it, grows 5 % past its previous peak: a heap profile shows the
+// heap as of the last collection, so what is left in path is what was live at the
+// collection that found the most, which sets the heap's goal and so its peak. On stop
+// it prints to stderr the runtime's memory classes at the moment its resident part
+// (mapped minus released) peaked, which is where peak RSS comes from.
 func watchHeapPeak(path string) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -111,7 +110,7 @@ func (p *rssPeak) see(status string) {
 		k, v, _ := strings.Cut(l, ":")
 		switch k {
 		case "VmRSS":
-			kb, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			kb, _ = statusKB(v)
 			parts = append(parts, l)
 		case "RssAnon", "RssFile", "RssShmem":
 			parts = append(parts, l)

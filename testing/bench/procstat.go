@@ -45,14 +45,19 @@ func procHWM(pid int) (float64, error) {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			kb, err := statusKB(v)
 			if err != nil {
 				return 0, fmt.Errorf("/proc/%d/status: VmHWM %q: %w", pid, v, err)
 			}
-			return kb / 1024, nil
+			return float64(kb) / 1024, nil
 		}
 	}
 	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
+}
+
+// statusKB reads a size field's value from /proc/<pid>/status ("\t  1234 kB").
+func statusKB(v string) (int64, error) {
+	return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 }
 
 // selfCPU is this process's CPU seconds so far: the publisher and the result
