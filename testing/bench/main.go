@@ -13,9 +13,10 @@
 // broker delivers is checked against testing/oracle's recomputation over what
 // was published, with every window the watermark passed required.
 //
-// Every measured run is a child process (this binary re-executed with -child),
-// so CPU time and peak RSS are its own; live CPU comes from /proc/<pid>/stat
-// over the trial alone.
+// Every measured run is a child process, so CPU time and peak RSS are its own:
+// the live trials and the restart run cmd/edged built with the release flags
+// (-edged names another build), the replays this binary re-executed with -child.
+// Live CPU comes from /proc/<pid>/stat over the trial alone.
 //
 // It is a program, not a test: run it with `go run ./testing/bench` (about 7
 // minutes on 2 cores) or `go run ./testing/bench -quick` (about 2 minutes).
@@ -44,6 +45,7 @@ type options struct {
 	only        string
 	cpuProfile  string // prefix of the live daemons' CPU profiles; none if empty
 	heapProfile string // prefix of the live daemons' and -only rss replay's heap profiles near their peak; none if empty
+	edged       string // the edged binary the live trials and the restart run
 	child       string
 	childArgs   childArgs
 }
@@ -60,6 +62,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s), rss (peak RSS: QoS 0 at 60,000 and QoS 1 at 30,000 msg/s, and the 10,000-open-window replay) or restart (100,000 open windows)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write each live trial's daemon CPU profile to this prefix + -qos<N>-<rate>.pprof")
 	flag.StringVar(&o.heapProfile, "heapprofile", "", "write each live trial's daemon heap profile near its peak to this prefix + -qos<N>-<rate>.pprof (and -only rss's replay to prefix + -replay.pprof)")
+	flag.StringVar(&o.edged, "edged", "", "the edged binary the live trials and the restart run (default: cmd/edged built with the release flags)")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()
@@ -75,17 +78,29 @@ func main() {
 		}
 		return
 	}
-	if o.only != "" {
-		if err := runOnly(&o); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if err := run(&o); err != nil {
+	if err := bench(&o); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// bench builds the edged binary the live parts run, unless -edged names one,
+// then runs the whole table or the -only part.
+func bench(o *options) error {
+	if o.edged == "" && (o.only != "" || !o.skipLive) {
+		dir, err := os.MkdirTemp("", "edged-bench-bin-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if o.edged, err = buildEdged(dir); err != nil {
+			return err
+		}
+	}
+	if o.only != "" {
+		return runOnly(o)
+	}
+	return run(o)
 }
 
 func run(o *options) error {
@@ -136,7 +151,7 @@ func run(o *options) error {
 	tg := &targets{loop: loop, process: process, wide: m}
 	if !o.skipLive {
 		fmt.Fprintf(os.Stderr, "restart with %d open windows\n", restartWindows)
-		tg.restart, tg.restartErr = measureRestart(dir)
+		tg.restart, tg.restartErr = measureRestart(dir, o.edged)
 		if tg.restartErr != nil {
 			fmt.Fprintf(os.Stderr, "restart: %v\n", tg.restartErr)
 		} else {

@@ -46,7 +46,7 @@ func runOnly(o *options) error {
 	case onlyRSS:
 		return runOnlyRSS(dir, o)
 	case onlyRestart:
-		r, err := measureRestart(dir)
+		r, err := measureRestart(dir, o.edged)
 		if err != nil {
 			return err
 		}

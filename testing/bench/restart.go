@@ -35,7 +35,7 @@ func (r *restart) String() string {
 // measureRestart replays one reading from each of restartWindows sensors into
 // a data dir, leaving every window open, then starts a daemon on it and
 // publishes one more reading at once: the daemon takes it only after restoring.
-func measureRestart(dir string) (*restart, error) {
+func measureRestart(dir, edged string) (*restart, error) {
 	feed := filepath.Join(dir, "restart.jsonl")
 	// Two rounds of readings: the first holds every sensor (one round alone ends
 	// at the span and leaves out those whose phase comes after its last reading).
@@ -64,7 +64,7 @@ func measureRestart(dir string) (*restart, error) {
 	defer pub.Close(time.Second)
 
 	began := time.Now()
-	d, err := startDaemon(sub, mq.url, 1, "", "")
+	d, err := startDaemon(sub, mq.url, 1, edged, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +125,13 @@ func measureRestart(dir string) (*restart, error) {
 
 // keysRestoring sums edged_window_keys_restoring: saved keys not yet back.
 func keysRestoring(url string) (int64, error) {
+	left, err := metricSum(url, "edged_window_keys_restoring")
+	return int64(left), err
+}
+
+// metricSum is the sum of the samples of metric name (every label set) that the
+// daemon at url exports.
+func metricSum(url, name string) (float64, error) {
 	resp, err := http.Get(url)
 	if err != nil {
 		return 0, err
@@ -134,15 +141,17 @@ func keysRestoring(url string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var left int64
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "edged_window_keys_restoring{") {
-			f, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			if err != nil {
-				return 0, err
-			}
-			left += int64(f)
+	var sum float64
+	for line := range strings.Lines(string(body)) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), name)
+		if !ok || rest == "" || (rest[0] != '{' && rest[0] != ' ') {
+			continue
 		}
+		f, err := strconv.ParseFloat(rest[strings.LastIndexByte(rest, ' ')+1:], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q: %w", url, line, err)
+		}
+		sum += f
 	}
-	return left, nil
+	return sum, nil
 }
