@@ -167,7 +167,9 @@ func (mt *memTable) isFull() bool {
 	return int64(mt.wal.writeAt) >= mt.opt.MemTableSize
 }
 
-func (mt *memTable) Put(key []byte, value y.ValueStruct) error {
+// log writes an entry to the memtable's write-ahead log, in the order of its batch,
+// and reports whether it goes into the skiplist too (see insert).
+func (mt *memTable) log(key []byte, value y.ValueStruct) (bool, error) {
 	entry := &Entry{
 		Key:       key,
 		Value:     value.Value,
@@ -181,21 +183,24 @@ func (mt *memTable) Put(key []byte, value y.ValueStruct) error {
 		// If WAL exceeds opt.ValueLogFileSize, we'll force flush the memTable. See logic in
 		// ensureRoomForWrite.
 		if err := mt.wal.writeEntry(mt.buf, entry, mt.opt); err != nil {
-			return y.Wrapf(err, "cannot write entry to WAL file")
+			return false, y.Wrapf(err, "cannot write entry to WAL file")
 		}
 	}
 	// We insert the finish marker in the WAL but not in the memtable.
 	if entry.meta&bitFinTxn > 0 {
-		return nil
-	}
-
-	// Write to skiplist and update maxVersion encountered.
-	mt.sl.Put(key, value)
-	if ts := y.ParseTs(entry.Key); ts > mt.maxVersion {
-		mt.maxVersion = ts
+		return false, nil
 	}
 	y.NumBytesWrittenToL0Add(mt.opt.MetricsEnabled, entry.estimateSizeAndSetThreshold(mt.opt.ValueThreshold))
-	return nil
+	return true, nil
+}
+
+// insert puts a logged entry into the skiplist: a batch's entries go in key order
+// through one Inserter (see DB.writeToLSM).
+func (mt *memTable) insert(ins *skl.Inserter, key []byte, value y.ValueStruct) {
+	mt.sl.PutWith(ins, key, value)
+	if ts := y.ParseTs(key); ts > mt.maxVersion {
+		mt.maxVersion = ts
+	}
 }
 
 func (mt *memTable) UpdateSkipList() error {
