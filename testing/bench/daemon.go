@@ -31,14 +31,18 @@ type daemonProc struct {
 
 // startDaemon starts a daemon working in dir against the broker at url and
 // returns once it has subscribed (its state may still be restoring). It runs the
-// release build of edged at bin, so the live rows measure the binary a gateway
-// runs. Non-empty profiles are files to write the daemon's CPU profile and its
+// release build of edged (o.edgedBinary), so the live rows measure the binary a
+// gateway runs. Non-empty profiles are files to write the daemon's CPU profile and its
 // heap profile near the peak to; only this binary's daemon child can, so a
 // profiled run measures that child instead (about 2 MiB more RSS: its binary
 // carries the benchmark and symbols).
-func startDaemon(dir, url string, qos int, bin, cpuProfile, heapProfile string) (*daemonProc, error) {
+func startDaemon(dir, url string, qos int, o *options, cpuProfile, heapProfile string) (*daemonProc, error) {
 	if cpuProfile != "" || heapProfile != "" {
 		return startDaemonChild(dir, url, qos, cpuProfile, heapProfile)
+	}
+	bin, err := o.edgedBinary()
+	if err != nil {
+		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
@@ -121,16 +125,20 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// buildEdged builds cmd/edged with the release flags (make dist's, without the
-// version) into dir and returns its path. It needs the module in the working
-// directory, as `go run ./testing/bench` has.
-func buildEdged(dir string) (string, error) {
-	bin := filepath.Join(dir, "edged")
+// edgedBinary returns -edged, or else builds cmd/edged with the release flags
+// (make dist's, without the version) into o.edgedDir the first time. The build
+// needs the module in the working directory, as `go run ./testing/bench` has.
+func (o *options) edgedBinary() (string, error) {
+	if o.edged != "" {
+		return o.edged, nil
+	}
+	bin := filepath.Join(o.edgedDir, "edged")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./cmd/edged")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building edged for the live trials (run the benchmark from the repository, or pass -edged): %v\n%s", err, out)
 	}
+	o.edged = bin
 	return bin, nil
 }
 

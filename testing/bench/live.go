@@ -166,7 +166,7 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	if o.heapProfile != "" {
 		heapProfile = fmt.Sprintf("%s-qos%d-%.0f.pprof", o.heapProfile, qos, rate)
 	}
-	d, err := startDaemon(sub, mq.url, qos, o.edged, cpuProfile, heapProfile)
+	d, err := startDaemon(sub, mq.url, qos, o, cpuProfile, heapProfile)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,8 @@ type options struct {
 	only        string
 	cpuProfile  string // prefix of the live daemons' CPU profiles; none if empty
 	heapProfile string // prefix of the live daemons' and -only rss replay's heap profiles near their peak; none if empty
-	edged       string // the edged binary the live trials and the restart run
+	edged       string // the edged binary the live trials and the restart run; built on first use if empty
+	edgedDir    string // where that build goes
 	child       string
 	childArgs   childArgs
 }
@@ -84,19 +85,15 @@ func main() {
 	}
 }
 
-// bench builds the edged binary the live parts run, unless -edged names one,
-// then runs the whole table or the -only part.
+// bench runs the whole table or the -only part, and removes the edged binary it
+// built for them, if it did.
 func bench(o *options) error {
-	if o.edged == "" && (o.only != "" || !o.skipLive) {
-		dir, err := os.MkdirTemp("", "edged-bench-bin-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		if o.edged, err = buildEdged(dir); err != nil {
-			return err
-		}
+	dir, err := os.MkdirTemp("", "edged-bench-bin-")
+	if err != nil {
+		return err
 	}
+	defer os.RemoveAll(dir)
+	o.edgedDir = dir
 	if o.only != "" {
 		return runOnly(o)
 	}
@@ -151,7 +148,7 @@ func run(o *options) error {
 	tg := &targets{loop: loop, process: process, wide: m}
 	if !o.skipLive {
 		fmt.Fprintf(os.Stderr, "restart with %d open windows\n", restartWindows)
-		tg.restart, tg.restartErr = measureRestart(dir, o.edged)
+		tg.restart, tg.restartErr = measureRestart(dir, o)
 		if tg.restartErr != nil {
 			fmt.Fprintf(os.Stderr, "restart: %v\n", tg.restartErr)
 		} else {

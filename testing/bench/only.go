@@ -46,7 +46,7 @@ func runOnly(o *options) error {
 	case onlyRSS:
 		return runOnlyRSS(dir, o)
 	case onlyRestart:
-		r, err := measureRestart(dir, o.edged)
+		r, err := measureRestart(dir, o)
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ func (r *restart) String() string {
 // measureRestart replays one reading from each of restartWindows sensors into
 // a data dir, leaving every window open, then starts a daemon on it and
 // publishes one more reading at once: the daemon takes it only after restoring.
-func measureRestart(dir, edged string) (*restart, error) {
+func measureRestart(dir string, o *options) (*restart, error) {
 	feed := filepath.Join(dir, "restart.jsonl")
 	// Two rounds of readings: the first holds every sensor (one round alone ends
 	// at the span and leaves out those whose phase comes after its last reading).
@@ -64,7 +64,7 @@ func measureRestart(dir, edged string) (*restart, error) {
 	defer pub.Close(time.Second)
 
 	began := time.Now()
-	d, err := startDaemon(sub, mq.url, 1, edged, "", "")
+	d, err := startDaemon(sub, mq.url, 1, o, "", "")
 	if err != nil {
 		return nil, err
 	}
