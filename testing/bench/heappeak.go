@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 )
@@ -27,6 +28,21 @@ var memClasses = []string{
 	"/memory/classes/total:bytes",
 	"/memory/classes/heap/released:bytes",
 	"/gc/heap/live:bytes",
+}
+
+// Where watchHeapPeak finds what it decides on in memClasses.
+var (
+	totalClass    = classIndex("/memory/classes/total:bytes")
+	releasedClass = classIndex("/memory/classes/heap/released:bytes")
+	liveClass     = classIndex("/gc/heap/live:bytes")
+)
+
+func classIndex(name string) int {
+	i := slices.Index(memClasses, name)
+	if i < 0 {
+		panic("memClasses lacks " + name)
+	}
+	return i
 }
 
 // watchHeapPeak writes a heap profile to path each time the live heap, as the last
@@ -57,14 +73,14 @@ func watchHeapPeak(path string) (stop func()) {
 			case <-tick.C:
 			}
 			metrics.Read(sample)
-			if v := sample[10].Value.Uint64(); v > livePeak+livePeak/20 {
+			if v := sample[liveClass].Value.Uint64(); v > livePeak+livePeak/20 {
 				livePeak = v
 				writeHeapProfile(path)
 			}
 			if status, err := os.ReadFile("/proc/self/status"); err == nil {
 				rss.see(string(status))
 			}
-			if r := sample[8].Value.Uint64() - sample[9].Value.Uint64(); r > residentPeak {
+			if r := sample[totalClass].Value.Uint64() - sample[releasedClass].Value.Uint64(); r > residentPeak {
 				residentPeak = r
 				for i := range sample {
 					atPeak[i] = sample[i].Value.Uint64()
