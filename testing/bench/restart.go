@@ -63,6 +63,9 @@ func measureRestart(dir string, o *options) (*restart, error) {
 	}
 	defer pub.Close(time.Second)
 
+	if _, err := o.edgedBinary(); err != nil { // built before the clock starts
+		return nil, err
+	}
 	began := time.Now()
 	d, err := startDaemon(sub, mq.url, 1, o, "", "")
 	if err != nil {
