@@ -68,7 +68,7 @@ func watchHeapPeak(path string) (stop func()) {
 			select {
 			case <-done:
 				printMemClasses(atPeak)
-				fmt.Fprintf(os.Stderr, "process at its RSS peak: %s\n", rss.line)
+				fmt.Fprintf(os.Stderr, "process at its RSS peak: %s\n", &rss)
 				return
 			case <-tick.C:
 			}
@@ -109,30 +109,5 @@ func writeHeapProfile(path string) {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "heap profile: %v\n", err)
-	}
-}
-
-// rssPeak is the highest VmRSS seen in /proc/<pid>/status texts, kB, and the line
-// of RssAnon, RssFile and RssShmem that came with it.
-type rssPeak struct {
-	kb   int64
-	line string
-}
-
-func (p *rssPeak) see(status string) {
-	var kb int64 = -1
-	var parts []string
-	for _, l := range strings.Split(status, "\n") {
-		k, v, _ := strings.Cut(l, ":")
-		switch k {
-		case "VmRSS":
-			kb, _ = statusKB(v)
-			parts = append(parts, l)
-		case "RssAnon", "RssFile", "RssShmem":
-			parts = append(parts, l)
-		}
-	}
-	if kb > p.kb {
-		p.kb, p.line = kb, strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
 	}
 }

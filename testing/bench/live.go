@@ -35,6 +35,7 @@ type trial struct {
 	benchCPU  float64 // the publisher and the result collector
 	otherCPU  float64 // every other process on the machine
 	maxRSS    float64 // daemon's peak RSS, MiB
+	rssParts  rssPeak // what the daemon's resident set was made of at its sampled peak
 	rows      int     // result rows checked against the oracle
 	latencies []time.Duration
 	ok        bool
@@ -193,6 +194,7 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopRSS := watchRSS(pid)
 	began := time.Now()
 	// The trial ends grace after the last publish, whether or not the broker
 	// has acknowledged every QoS 1 publish by then: what edged counts later
@@ -221,9 +223,12 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 		})
 	})
 	if err != nil {
+		stopRSS()
 		return nil, err
 	}
-	if err := <-ended; err != nil {
+	err = <-ended
+	t.rssParts = stopRSS()
+	if err != nil {
 		return nil, err
 	}
 	if t.maxRSS, err = procHWM(pid); err != nil {

@@ -66,7 +66,7 @@ func runOnlyRSS(dir string, o *options) error {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "live QoS %d: %s\n", qos, t)
-		fmt.Printf("RSS QoS %d at %s msg/s: peak %.0f MiB (sustained %v, %.1f µs/msg)\n", qos, thousands(rssRate[qos]), t.maxRSS, t.ok, t.edgedCPU/float64(t.sent)*1e6)
+		fmt.Printf("RSS QoS %d at %s msg/s: peak %.0f MiB, at its highest sample %s (sustained %v, %.1f µs/msg)\n", qos, thousands(rssRate[qos]), t.maxRSS, &t.rssParts, t.ok, t.edgedCPU/float64(t.sent)*1e6)
 	}
 	wide := filepath.Join(dir, "wide.jsonl")
 	if err := generateFeed(wide, wideSensors*5, wideSensors, o.rate); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; 100 on every
@@ -100,4 +101,64 @@ func loadAverage() string {
 		return "?"
 	}
 	return f[0]
+}
+
+// rssPeak is the sample with the highest VmRSS among /proc/<pid>/status texts: its
+// resident set and how much of it is anonymous memory, file pages (the executable,
+// Badger's mapped files) and shared memory, kB.
+type rssPeak struct {
+	rss, anon, file, shmem int64
+}
+
+func (p *rssPeak) see(status string) {
+	var s rssPeak
+	for l := range strings.Lines(status) {
+		k, v, _ := strings.Cut(l, ":")
+		var dst *int64
+		switch k {
+		case "VmRSS":
+			dst = &s.rss
+		case "RssAnon":
+			dst = &s.anon
+		case "RssFile":
+			dst = &s.file
+		case "RssShmem":
+			dst = &s.shmem
+		default:
+			continue
+		}
+		*dst, _ = statusKB(v)
+	}
+	if s.rss > p.rss {
+		*p = s
+	}
+}
+
+func (p *rssPeak) String() string {
+	return fmt.Sprintf("VmRSS %.1f MiB: anonymous %.1f, file %.1f, shared %.1f", mib(p.rss), mib(p.anon), mib(p.file), mib(p.shmem))
+}
+
+func mib(kb int64) float64 { return float64(kb) / 1024 }
+
+// watchRSS samples pid's resident set every heapPeakEvery until stop, which returns
+// the sample at its peak: VmHWM says how high it went, this what it was made of.
+func watchRSS(pid int) (stop func() rssPeak) {
+	done, finished := make(chan struct{}), make(chan rssPeak)
+	go func() {
+		var peak rssPeak
+		tick := time.NewTicker(heapPeakEvery)
+		defer tick.Stop()
+		for {
+			if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+				peak.see(string(status))
+			}
+			select {
+			case <-done:
+				finished <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() rssPeak { close(done); return <-finished }
 }

@@ -38,6 +38,7 @@ type memTable struct {
 	maxVersion uint64
 	opt        Options
 	buf        *bytes.Buffer
+	released   uint32 // bytes of wal whose pages left the process's memory (releaseWritten)
 }
 
 func (db *DB) openMemTables(opt Options) error {
@@ -186,12 +187,37 @@ func (mt *memTable) log(key []byte, value y.ValueStruct) (bool, error) {
 			return false, y.Wrapf(err, "cannot write entry to WAL file")
 		}
 	}
+	mt.releaseWritten()
 	// We insert the finish marker in the WAL but not in the memtable.
 	if entry.meta&bitFinTxn > 0 {
 		return false, nil
 	}
 	y.NumBytesWrittenToL0Add(mt.opt.MetricsEnabled, entry.estimateSizeAndSetThreshold(mt.opt.ValueThreshold))
 	return true, nil
+}
+
+// walReleaseEvery is how much more of the write-ahead log is written before the
+// pages behind it are released from the memory map (releaseWritten).
+const walReleaseEvery = 1 << 20
+
+// releaseWritten drops the whole pages of the write-ahead log written so far from
+// the process's memory map, a megabyte at a time. The log is written through a
+// shared mapping but read only when a store opens after a crash, so the pages it
+// wrote stayed resident until the memtable's flush: up to two memtables' worth,
+// 8 MB of edged's RSS at its default memtable size. Released, they are page cache
+// like a file written with write(2): still dirty until written back (msync, as
+// durability power does, still syncs them), and the kernel may reclaim them once
+// clean. The page being written stays mapped.
+func (mt *memTable) releaseWritten() {
+	if mt.wal == nil {
+		return
+	}
+	end := mt.wal.writeAt &^ uint32(os.Getpagesize()-1)
+	if end < mt.released+walReleaseEvery {
+		return
+	}
+	z.ReleasePages(mt.wal.Data[mt.released:end])
+	mt.released = end
 }
 
 // insert puts a logged entry into the skiplist: a batch's entries go in key order

@@ -1,0 +1,18 @@
+package main
+
+import "testing"
+
+// The peak is the highest VmRSS as a number (9,999 kB after 10,000 is not a new
+// peak, though "9999" sorts after "10000" as text), and its split is that sample's.
+func TestRSSPeakKeepsTheHighestVmRSSAndItsSplit(t *testing.T) {
+	status := func(rss, anon string) string {
+		return "Name:\tbench\nVmRSS:\t  " + rss + " kB\nRssAnon:\t  " + anon + " kB\nRssFile:\t  2 kB\nRssShmem:\t 0 kB\n"
+	}
+	var p rssPeak
+	for _, s := range [][2]string{{"9000", "7"}, {"10000", "8"}, {"9999", "9"}, {"500", "1"}} {
+		p.see(status(s[0], s[1]))
+	}
+	if want := (rssPeak{rss: 10000, anon: 8, file: 2}); p != want {
+		t.Errorf("peak = %+v, want %+v", p, want)
+	}
+}
