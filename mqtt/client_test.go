@@ -247,6 +247,22 @@ func TestPublishRefusesAnInvalidTopicAndKeepsTheConnection(t *testing.T) {
 	}
 }
 
+// An idle client pings within its keepalive and stays connected: the patched paho
+// keeps the times of the last packet sent and received as monotonic nanoseconds.
+func TestAnIdleClientPingsAndStaysConnected(t *testing.T) {
+	b := broker.Start(t)
+	g := broker.StartGate(t, fmt.Sprintf("127.0.0.1:%d", b.Port()))
+	lost := make(chan error, 1)
+	connect(t, mqtt.Options{URL: g.URL(), CleanSession: true, KeepAlive: time.Second,
+		OnConnectionLost: func(err error) { lost <- err }})
+	waitUntil(t, "two pings from a client idle with a 1 s keepalive", func() bool { return g.Pings() >= 2 })
+	select {
+	case err := <-lost:
+		t.Fatalf("the idle client lost its connection: %v", err)
+	default:
+	}
+}
+
 // After a reconnect paho resends the QoS 1 publishes the broker has not confirmed
 // and completes their old tokens without an error, before any PUBACK. A publish is
 // done only when the broker confirmed it, whatever the session kind (edged's local

@@ -23,6 +23,7 @@ type Gate struct {
 	held      atomic.Bool
 	publishes atomic.Int64 // PUBLISH packets lost while held
 	resent    atomic.Int64 // those of them flagged DUP (resent after a reconnect)
+	pings     atomic.Int64 // PINGREQ packets forwarded
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -64,6 +65,9 @@ func (g *Gate) Cut() {
 	}
 	g.conns = nil
 }
+
+// Pings returns how many PINGREQ packets clients sent through the gate.
+func (g *Gate) Pings() int64 { return g.pings.Load() }
 
 // Lost returns how many PUBLISH packets the gate lost while held, and how many of
 // them were flagged DUP.
@@ -111,6 +115,9 @@ func (g *Gate) forward(client, server net.Conn) {
 				}
 			}
 			continue
+		}
+		if p[0]>>4 == 12 { // PINGREQ
+			g.pings.Add(1)
 		}
 		if _, err := server.Write(p); err != nil {
 			return

@@ -120,8 +120,8 @@ type Client interface {
 // clients are safe for concurrent use by multiple
 // goroutines
 type client struct {
-	lastSent        atomic.Value // time.Time - the last time a packet was successfully sent to network
-	lastReceived    atomic.Value // time.Time - the last time a packet was successfully received from network
+	lastSent        atomic.Int64 // monoNow() when a packet was last successfully sent to network
+	lastReceived    atomic.Int64 // monoNow() when a packet was last successfully received from network
 	pingOutstanding int32        // set to 1 if a ping has been sent but response not ret received
 
 	status connectionStatus // see constants in status.go for values
@@ -610,8 +610,8 @@ func (c *client) startCommsWorkers(conn net.Conn, connectionUp connCompletedFn, 
 	c.stop = make(chan struct{})
 	if c.options.KeepAlive != 0 {
 		atomic.StoreInt32(&c.pingOutstanding, 0)
-		c.lastReceived.Store(time.Now())
-		c.lastSent.Store(time.Now())
+		c.lastReceived.Store(monoNow())
+		c.lastSent.Store(monoNow())
 		c.workers.Add(1)
 		go keepalive(c, conn)
 	}
@@ -1233,16 +1233,25 @@ func DefaultConnectionLostHandler(client Client, reason error) {
 // This is used by the keepalive routine to
 func (c *client) UpdateLastReceived() {
 	if c.options.KeepAlive != 0 {
-		c.lastReceived.Store(time.Now())
+		c.lastReceived.Store(monoNow())
 	}
 }
 
 // UpdateLastReceived - Will be called whenever a packet is successfully transmitted to the network
 func (c *client) UpdateLastSent() {
 	if c.options.KeepAlive != 0 {
-		c.lastSent.Store(time.Now())
+		c.lastSent.Store(monoNow())
 	}
 }
+
+// clockStart anchors monoNow. A time.Time stored in an atomic.Value was a heap
+// allocation for every packet received and sent; the time since clockStart is an
+// int64, and monotonic like time.Since, so a wall-clock step (a gateway's first NTP
+// sync) neither triggers nor delays a ping.
+var clockStart = time.Now()
+
+// monoNow is the monotonic time since clockStart, in nanoseconds.
+func monoNow() int64 { return int64(time.Since(clockStart)) }
 
 // getWriteTimeOut returns the writetimeout (duration to wait when writing to the connection) or 0 if none
 func (c *client) getWriteTimeOut() time.Duration {

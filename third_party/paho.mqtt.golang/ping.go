@@ -50,11 +50,12 @@ func keepalive(c *client, conn io.Writer) {
 			DEBUG.Println(PNG, "keepalive stopped")
 			return
 		case <-intervalTicker.C:
-			lastSent := c.lastSent.Load().(time.Time)
-			lastReceived := c.lastReceived.Load().(time.Time)
+			now := monoNow()
+			sinceSent := time.Duration(now - c.lastSent.Load())
+			sinceReceived := time.Duration(now - c.lastReceived.Load())
 
-			DEBUG.Println(PNG, "ping check", time.Since(lastSent).Seconds())
-			if time.Since(lastSent) >= time.Duration(c.options.KeepAlive*int64(time.Second)) || time.Since(lastReceived) >= time.Duration(c.options.KeepAlive*int64(time.Second)) {
+			DEBUG.Println(PNG, "ping check", sinceSent.Seconds())
+			if sinceSent >= time.Duration(c.options.KeepAlive*int64(time.Second)) || sinceReceived >= time.Duration(c.options.KeepAlive*int64(time.Second)) {
 				if atomic.LoadInt32(&c.pingOutstanding) == 0 {
 					DEBUG.Println(PNG, "keepalive sending ping")
 					ping := packets.NewControlPacket(packets.Pingreq).(*packets.PingreqPacket)
@@ -64,7 +65,7 @@ func keepalive(c *client, conn io.Writer) {
 					if err := ping.Write(conn); err != nil {
 						ERROR.Println(PNG, err)
 					}
-					c.lastSent.Store(time.Now())
+					c.lastSent.Store(monoNow())
 					pingSent = time.Now()
 				}
 			}
