@@ -84,7 +84,7 @@ func (tg *targets) print(w io.Writer, o *options) {
 		}
 	}
 	row(fmt.Sprintf("peak RSS, %s sensors at full load", thousands(float64(o.sensors))), rss,
-		fmt.Sprintf("VmHWM of edged run at the highest lossless rates (the bench config: commit 50 ms), split as at its highest sample every %s (file: the executable and Badger's mapped files, clean pages the kernel can reclaim); replay: %.0f MiB", heapPeakEvery, tg.process.MaxRSS))
+		fmt.Sprintf("VmHWM of edged run at the highest lossless rates (the bench config: commit 50 ms), split as at its highest sample every %s (file: the executable and Badger's mapped files, pages the kernel can reclaim once written back); replay: %.0f MiB", heapPeakEvery, tg.process.MaxRSS))
 	row(fmt.Sprintf("peak RSS, %s sensors (%s open windows)", thousands(wideSensors), thousands(wideSensors)),
 		fmt.Sprintf("%.0f MiB", tg.wide.MaxRSS), "replay, durability process, 5 readings per sensor")
 	if tg.gob.err != nil {
