@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 
 	"github.com/dgraph-io/badger/v4/fb"
 	"github.com/dgraph-io/badger/v4/y"
+	"github.com/dgraph-io/ristretto/v2/z"
 )
 
 type blockIterator struct {
@@ -171,6 +173,30 @@ type Iterator struct {
 	// Internally, Iterator is bidirectional. However, we only expose the
 	// unidirectional functionality for now.
 	opt int // Valid options are REVERSED and NOCACHE.
+
+	released int // bytes of the table's mapping whose pages releaseRead gave back
+}
+
+// releaseEvery is how far a compaction reads on before it releases what it read.
+const releaseEvery = 1 << 20
+
+// releaseRead releases the pages a forward compaction's iterator (NOCACHE) has read
+// past from the process's memory, a megabyte at a time: a compaction reads each of
+// its input tables once, and those pages otherwise stayed resident until the tables
+// were deleted, megabytes at the peak of edged's RSS. A later read maps them again.
+// Only a table in a file is released: an in-memory table's data is the Go heap's.
+func (itr *Iterator) releaseRead() {
+	if itr.opt&NOCACHE == 0 || itr.opt&REVERSED != 0 || itr.t.Fd == nil || itr.bpos >= itr.t.offsetsLength() {
+		return
+	}
+	var ko fb.BlockOffset
+	y.AssertTrue(itr.t.offsets(&ko, itr.bpos))
+	end := int(ko.Offset()) &^ (os.Getpagesize() - 1)
+	if end < itr.released+releaseEvery {
+		return
+	}
+	z.ReleasePages(itr.t.Data[itr.released:end])
+	itr.released = end
 }
 
 // NewIterator returns a new iterator of the Table
@@ -334,6 +360,7 @@ func (itr *Iterator) next() {
 	if !itr.bi.Valid() {
 		itr.bpos++
 		itr.bi.data = nil
+		itr.releaseRead()
 		itr.next()
 		return
 	}
