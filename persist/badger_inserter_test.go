@@ -138,7 +138,7 @@ func randomKeys(rng *rand.Rand, n, space int) [][]byte {
 	keys := make([][]byte, n)
 	for i := range keys {
 		id := rng.IntN(space)
-		k := fmt.Appendf(nil, "%016x", id*2654435761)[:1+id%12]
+		k := fmt.Appendf(nil, "%016x", uint64(id)*2654435761)[:1+id%12]
 		keys[i] = y.KeyWithTs(k, uint64(1+rng.IntN(3)))
 	}
 	return keys
