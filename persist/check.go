@@ -230,7 +230,11 @@ func verifyTable(path string, c options.CompressionType, o Options) (seq uint64,
 	if err != nil {
 		return 0, fmt.Errorf("table %s: %w", name, err)
 	}
-	defer z.Munmap(mf.Data)
+	defer func() {
+		if mf.Data != nil { // OpenTable closes (unmaps) a table that fails its checksum
+			z.Munmap(mf.Data)
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("table %s is damaged: reading it panics: %v", name, firstLine(r))

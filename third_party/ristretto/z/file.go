@@ -184,6 +184,10 @@ func (m *MmapFile) Close(maxSz int64) error {
 	if err := Munmap(m.Data); err != nil {
 		return fmt.Errorf("while munmap file: %s, error: %v\n", m.Fd.Name(), err)
 	}
+	// Forget the mapping: an owner that unmaps it again (Badger's OpenTable closes
+	// a table that fails its checksum, and its caller may still hold it) would
+	// otherwise unmap whatever was mapped at that address since.
+	m.Data = nil
 	if maxSz >= 0 {
 		if err := m.Fd.Truncate(maxSz); err != nil {
 			return fmt.Errorf("while truncate file: %s, error: %v\n", m.Fd.Name(), err)
