@@ -30,7 +30,7 @@ windows:
   - {name: w, stream: s, type: tumbling, size: 1s, aggregates: [count]}
 `)
 
-	const t0 = 1733140000000
+	const t0 int64 = 1733140000000
 	acked := make(chan struct{}, 2)
 	for _, ts := range []int64{t0 + 100, t0 + 1100} { // the second moves the watermark past [t0, t0+1s)
 		topo.router.route(&Inbound{Topic: "s/k", Payload: fmt.Appendf(nil, `{"ts":%d}`, ts), QoS: 1, At: 1}, func() { acked <- struct{}{} })

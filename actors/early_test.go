@@ -38,7 +38,7 @@ func TestEarlyFiringsInReplayFollowTheVirtualClock(t *testing.T) {
 	}
 	cfg := &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
 		Limits: configs.Limits{MaxInflight: 1000}, Devices: []*configs.Device{dev}}
-	const t0 = 1_733_140_020_000 // inside the window [..000000, ..060000)
+	const t0 int64 = 1_733_140_020_000 // inside the window [..000000, ..060000)
 	var in strings.Builder
 	for at := int64(0); at <= 2_500; at += 400 {
 		keys := []string{"a", "b"}

@@ -62,7 +62,7 @@ func heapPerIdleKey(b *testing.B, device string) {
 }
 
 // t0 is the event time of the benchmark's readings.
-const t0 = 1_733_140_000_000
+const t0 int64 = 1_733_140_000_000
 
 // addIdleKeys gives keys from to to a reading each and commits them.
 func addIdleKeys(topo *topology, from, to int) {

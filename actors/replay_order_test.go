@@ -12,7 +12,7 @@ import (
 // commit interval, and each watermark trace line precedes the firing it causes.
 func TestReplayOutputFollowsFiringOrder(t *testing.T) {
 	cfg := replayConfig(t) // commit every 100 ms, 1 s tumbling windows, key per topic
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	var in strings.Builder
 	for _, l := range []struct {
 		at  int64

@@ -38,7 +38,7 @@ func BenchmarkRestore100kWindows(b *testing.B) {
 	}
 	b.Cleanup(func() { store.Close() })
 	log := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	seed, err := buildTopology(cfg, store, NewMetrics(), log, actor.NewSynchronizedDispatcher(300), &capture{}, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -21,7 +21,7 @@ import (
 // lost, whether the key was still waiting for its chunk or not.
 func TestALiveRestartServesMessagesWhileKeysRestore(t *testing.T) {
 	const keys = 10_000
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	dev, err := configs.ParseDevice("dev.yaml", []byte(supervisionDevice))
 	if err != nil {
 		t.Fatal(err)

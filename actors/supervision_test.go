@@ -77,7 +77,7 @@ func TestAPanickingWindowActorRestartsAndTheOthersKeepRunning(t *testing.T) {
 	publish := func(at int64, topic, payload string) {
 		topo.router.route(&Inbound{Topic: topic, Payload: []byte(payload), QoS: 1, At: at}, nil)
 	}
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	publish(1, "t/a", `{"ts":1733140000100,"v":1}`)
 	publish(1, "t/b", `{"ts":1733140000100,"v":1}`)
 	topo.tick(10)
@@ -124,7 +124,7 @@ func TestThousandsOfLateRecordsBetweenTwoFlushesCommit(t *testing.T) {
 	pad := strings.Repeat("x", 400)
 	const late = 5000
 	for i := range late {
-		publish(20, fmt.Sprintf(`{"ts":%d,"v":%d,"pad":%q}`, 1_733_140_000_000+i, i, pad))
+		publish(20, fmt.Sprintf(`{"ts":%d,"v":%d,"pad":%q}`, int64(1_733_140_000_000)+int64(i), i, pad))
 	}
 	for _, d := range topo.flushAll() {
 		<-d

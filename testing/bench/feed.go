@@ -9,7 +9,7 @@ import (
 )
 
 // benchStart pins the feed's event times, so every run replays the same file.
-const benchStart = 1_733_140_000_000
+const benchStart int64 = 1_733_140_000_000
 
 // generateFeed writes records readings of sensors sensors, rate readings/s
 // each, with up to 500 ms of disorder and none late, in the replay format.
