@@ -1124,10 +1124,14 @@ func arenaSize(opt Options) int64 {
 }
 
 // buildL0Table builds a new table from the memtable.
-func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options) *table.Builder {
+// edged: a table bound for a file (fname not empty) is streamed to it as it is built.
+func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options, fname string) *table.Builder {
 	defer iter.Close()
 
 	b := table.NewTableBuilder(bopts)
+	if fname != "" {
+		b.StreamTo(fname)
+	}
 	for iter.Rewind(); iter.Valid(); iter.Next() {
 		if len(dropPrefixes) > 0 && hasAnyPrefixes(iter.Key(), dropPrefixes) {
 			continue
@@ -1147,7 +1151,12 @@ func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options) *
 func (db *DB) handleMemTableFlush(mt *memTable, dropPrefixes [][]byte) error {
 	bopts := buildTableOptions(db)
 	itr := mt.sl.NewUniIterator(false)
-	builder := buildL0Table(itr, nil, bopts)
+	fileID := db.lc.reserveFileID()
+	var fname string
+	if !db.opt.InMemory {
+		fname = table.NewFilename(fileID, db.opt.Dir)
+	}
+	builder := buildL0Table(itr, nil, bopts, fname)
 	defer builder.Close()
 
 	// buildL0Table can return nil if the none of the items in the skiplist are
@@ -1158,14 +1167,13 @@ func (db *DB) handleMemTableFlush(mt *memTable, dropPrefixes [][]byte) error {
 		return nil
 	}
 
-	fileID := db.lc.reserveFileID()
 	var tbl *table.Table
 	var err error
 	if db.opt.InMemory {
 		data := builder.Finish()
 		tbl, err = table.OpenInMemoryTable(data, fileID, &bopts)
 	} else {
-		tbl, err = table.CreateTable(table.NewFilename(fileID, db.opt.Dir), builder)
+		tbl, err = table.CreateTable(fname, builder)
 	}
 	if err != nil {
 		return y.Wrap(err, "error while creating table")

@@ -875,6 +875,13 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 		// Set TableSize to the target file size for that level.
 		bopts.TableSize = uint64(cd.t.fileSz[cd.nextLevel.level])
 		builder := table.NewTableBuilder(bopts)
+		// edged: the file id is taken before the keys go in, so the table streams to
+		// its file; an id left unused by an empty builder is harmless.
+		fileID := s.reserveFileID()
+		fname := table.NewFilename(fileID, s.kv.opt.Dir)
+		if !s.kv.opt.InMemory {
+			builder.StreamTo(fname)
+		}
 
 		// This would do the iteration and add keys to builder.
 		addKeys(builder)
@@ -890,6 +897,7 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 		numBuilds++
 		if err := inflightBuilders.Do(); err != nil {
 			// Can't return from here, until I decrRef all the tables that I built so far.
+			builder.Close()
 			break
 		}
 		go func(builder *table.Builder, fileID uint64) {
@@ -901,7 +909,6 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 			if s.kv.opt.InMemory {
 				tbl, err = table.OpenInMemoryTable(builder.Finish(), fileID, &bopts)
 			} else {
-				fname := table.NewFilename(fileID, s.kv.opt.Dir)
 				tbl, err = table.CreateTable(fname, builder)
 			}
 
@@ -910,7 +917,7 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 				return
 			}
 			res <- tbl
-		}(builder, s.reserveFileID())
+		}(builder, fileID)
 	}
 	s.kv.vlog.updateDiscardStats(discardStats)
 	s.kv.opt.Debugf("Discard stats: %v", discardStats)

@@ -83,6 +83,9 @@ type Builder struct {
 	wg        sync.WaitGroup
 	blockChan chan *bblock
 	blockList []*bblock
+
+	out   *tableFile // set by StreamTo
+	spare bblock     // a streamed block's buffers, for the next block
 }
 
 func (b *Builder) allocate(need int) []byte {
@@ -189,6 +192,9 @@ func (b *Builder) handleBlock() {
 
 // Close closes the TableBuilder.
 func (b *Builder) Close() {
+	if b.out != nil {
+		b.out.discard()
+	}
 	b.opts.AllocPool.Return(b.alloc)
 }
 
@@ -285,6 +291,9 @@ func (b *Builder) finishBlock() {
 	// 4 bytes for the size of slice while SliceAllocate
 	b.lenOffsets += uint32(int(math.Ceil(float64(len(b.curBlock.baseKey))/4))*4) + 40
 
+	if b.out != nil {
+		b.streamBlock()
+	}
 	// If compression/encryption is enabled, we need to send the block to the blockChan.
 	if b.blockChan != nil {
 		b.blockChan <- b.curBlock
@@ -341,9 +350,7 @@ func (b *Builder) addInternal(key []byte, value y.ValueStruct, valueLen uint32, 
 		}
 		b.finishBlock()
 		// Create a new block and start writing.
-		b.curBlock = &bblock{
-			data: b.alloc.Allocate(b.opts.BlockSize + padding),
-		}
+		b.curBlock = b.nextBlock()
 	}
 	b.addHelper(key, value, valueLen)
 }

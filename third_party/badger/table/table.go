@@ -243,6 +243,9 @@ func (b *Block) verifyCheckSum() error {
 }
 
 func CreateTable(fname string, builder *Builder) (*Table, error) {
+	if builder.out != nil {
+		return createStreamed(fname, builder)
+	}
 	bd := builder.Done()
 	mf, err := z.OpenMmapFile(fname, os.O_CREATE|os.O_RDWR|os.O_EXCL, bd.Size)
 	if err == z.NewFile {
