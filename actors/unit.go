@@ -136,12 +136,13 @@ func (u *unit) empty() bool {
 		len(u.dequeue) == 0 && len(u.acks) == 0
 }
 
-// A unit must commit in one Badger transaction, which holds at most 15% of a memtable:
-// about 6,500 entries or 600 KB with edged's 4 MB memtables. An actor therefore closes
-// its unit and starts another once it holds maxUnitChanges changes or maxUnitBytes of
-// values; each closed unit is atomic on its own (its state, the records applied to it,
-// their marks and results), and the committer acknowledges none of them before the last
-// is durable. A unit can exceed the bounds by one record's or one watermark's effect.
+// A unit must commit in one Badger transaction, which holds at most 30 % of a
+// memtable (persist's txnBytes): about 6,500 entries or 600 KB with edged's 2 MB
+// memtables. An actor therefore closes its unit and starts another once it holds
+// maxUnitChanges changes or maxUnitBytes of values; each closed unit is atomic on its
+// own (its state, the records applied to it, their marks and results), and the
+// committer acknowledges none of them before the last is durable. A unit can exceed
+// the bounds by one record's or one watermark's effect.
 const (
 	maxUnitChanges = 1000
 	maxUnitBytes   = 256 << 10

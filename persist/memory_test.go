@@ -9,10 +9,10 @@ func TestBadgerIsSizedFromTheMemoryBudget(t *testing.T) {
 		budget                   int64
 		memTable, block, indexes int64
 	}{
-		{0, 4 << 20, 0, 4 << 20},
-		{64 << 20, 4 << 20, 0, 4 << 20},
-		{256 << 20, 4 << 20, 0, 4 << 20},
-		{1 << 30, 16 << 20, 0, 16 << 20},
+		{0, 2 << 20, 0, 4 << 20},
+		{64 << 20, 2 << 20, 0, 4 << 20},
+		{256 << 20, 2 << 20, 0, 4 << 20},
+		{1 << 30, 8 << 20, 0, 16 << 20},
 		{16 << 30, 64 << 20, 0, 256 << 20},
 	} {
 		m, b, i := badgerMemory(c.budget)
@@ -26,5 +26,20 @@ func TestBadgerIsSizedFromTheMemoryBudget(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// At the default budget the memtables are 2 MB, but a transaction may still hold
+// what it could with 4 MB ones (Badger's own limit would be 15 % of 2 MB, 314 KB):
+// an actor's unit (up to 1,000 changes and 256 KB of values, plus keys) commits whole.
+func TestAUnitAsLargeAsActorsCloseCommitsInOneTransaction(t *testing.T) {
+	s := openStore(t, Options{Durability: Process})
+	b := s.NewBatch()
+	state := make([]byte, 300)
+	for i := range 1000 {
+		b.PutWindow(WindowKey{"dev", "w", "sensor-0001", int64(i) * 10_000}, state)
+	}
+	if err := s.Commit(b); err != nil { // one unit: Commit never splits it
+		t.Fatalf("a unit of 1,000 window states of 300 bytes: %v", err)
 	}
 }

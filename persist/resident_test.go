@@ -36,7 +36,7 @@ func TestWrittenLogAndTablePagesDoNotStayResident(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for round := range 5 { // about 3 MB of log: under one 4 MB memtable
+	for round := range 3 { // about 1.7 MB of log: under one 2 MB memtable
 		commit(round)
 	}
 	if rss, size := resident(t, s.where, ".mem"); rss > 1100<<10 {
@@ -45,7 +45,7 @@ func TestWrittenLogAndTablePagesDoNotStayResident(t *testing.T) {
 	// A table is mapped while it is written and checked, and released once open:
 	// wait for that, filling memtables until the first flush.
 	deadline := time.Now().Add(30 * time.Second)
-	for round := 5; ; {
+	for round := 3; ; {
 		rss, size := resident(t, s.where, ".sst")
 		if size > 0 && rss <= size/10 {
 			break

@@ -155,6 +155,13 @@ func checkAndSetOptions(opt *Options) error {
 		return errors.New("Cannot use badger in Disk-less mode with Dir or ValueDir set")
 	}
 	opt.maxBatchSize = (15 * opt.MemTableSize) / 100
+	if opt.MaxBatchSize > 0 {
+		if opt.MaxBatchSize > opt.MemTableSize {
+			return fmt.Errorf("MaxBatchSize %d is larger than MemTableSize %d: the memtable's log could not hold one transaction",
+				opt.MaxBatchSize, opt.MemTableSize)
+		}
+		opt.maxBatchSize = opt.MaxBatchSize
+	}
 	opt.maxBatchCount = opt.maxBatchSize / int64(skl.MaxNodeSize)
 
 	// This is the maximum value, vlogThreshold can have if dynamic thresholding is enabled.

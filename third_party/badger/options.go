@@ -116,6 +116,10 @@ type Options struct {
 	maxBatchSize  int64 // max batch size in bytes
 
 	maxValueThreshold float64
+
+	// edged: MaxBatchSize is the largest transaction, in bytes; 0 = 15 % of
+	// MemTableSize, as upstream. See WithMaxBatchSize.
+	MaxBatchSize int64
 }
 
 // DefaultOptions sets a list of recommended options for good performance.
@@ -527,6 +531,18 @@ func (opt Options) WithNumMemtables(val int) Options {
 // The default value of MemTableSize is 64MB.
 func (opt Options) WithMemTableSize(val int64) Options {
 	opt.MemTableSize = val
+	return opt
+}
+
+// WithMaxBatchSize returns a new Options value with MaxBatchSize set to the given value.
+//
+// edged: upstream ties the largest transaction to the memtable (15 % of it), so a
+// smaller memtable also shrinks what one transaction may hold. This sets it on its
+// own: each memtable's arena still has room for one more transaction of this size
+// past MemTableSize, and the write-ahead log, mapped at twice MemTableSize, for its
+// entries, as long as it is at most MemTableSize. 0 keeps upstream's 15 %.
+func (opt Options) WithMaxBatchSize(val int64) Options {
+	opt.MaxBatchSize = val
 	return opt
 }
 
