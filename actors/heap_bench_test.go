@@ -82,7 +82,11 @@ func heapTopology(b *testing.B, device string) (*topology, *Metrics) {
 		b.Fatal(err)
 	}
 	cfg := &configs.Daemon{CommitInterval: 50_000_000, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight, MaxKeysPerWindow: 1 << 20}, Devices: []*configs.Device{dev}}
-	store, err := persist.Open(persist.Options{Durability: persist.Memory})
+	// The keys' writes (a window state, a stream state and a dedup mark each, ~3 MB)
+	// must fit in the memtable open before the first key: a flush midway would charge
+	// the keys with a new arena and, in memory, the tables holding their state, which
+	// a daemon's store keeps on disk. A 1 GiB budget gives 8 MB memtables.
+	store, err := persist.Open(persist.Options{Durability: persist.Memory, Memory: 1 << 30})
 	if err != nil {
 		b.Fatal(err)
 	}
