@@ -263,6 +263,7 @@ func (d *Daemon) close() {
 		d.upstream.Close()
 	}
 	if d.topo != nil {
+		d.topo.stop()
 		d.topo.system.Shutdown()
 	}
 	if d.http != nil {

@@ -88,12 +88,16 @@ func (r *pendingRestore) key(window, key string) int {
 }
 
 // drop forgets the restore once it is done or the pipeline stops, and lets the store
-// drop the versions its snapshot kept.
+// drop the versions its snapshot kept. A pipeline that stops mid-restore still takes
+// the restoreMore it sent itself, and with nothing left it restores nothing: the
+// restore used to go on over the dropped index, panic, and have the stopping
+// pipeline restarted.
 func (r *pendingRestore) drop() {
 	if r.index != nil {
 		r.index.Close()
 	}
 	r.index, r.keyWin, r.streamDef = nil, nil, nil
+	r.keysLeft, r.streamsLeft = 0, 0
 }
 
 // queue takes a device's index for restore: the keys and streams of configured
@@ -215,6 +219,9 @@ func (p *pipeline) loadKeys(keys []int) []*persist.KeyState {
 // onRestoreMore restores the next chunk and queues the one after it behind the
 // messages that arrived meanwhile.
 func (p *pipeline) onRestoreMore(ctx actor.Context) {
+	if p.pending.index == nil {
+		return // dropped: the pipeline is stopping
+	}
 	if p.restoreSome(ctx, restoreChunk) {
 		ctx.Send(ctx.Self(), &restoreMore{})
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -110,6 +111,30 @@ func (t *topology) stoppedDevice() string {
 		}
 	}
 	return ""
+}
+
+// stop stops every actor and waits until each has ended its turn: shutting the actor
+// system down only refuses new spawns, and the running actors, a pipeline still
+// restoring its keys above all, would read the store after it closed. A pipeline
+// stops its children first. By now what the actors hold is committed and published
+// (Daemon.stop), so they are all asked at once.
+func (t *topology) stop() {
+	t.mu.RLock()
+	pids := slices.Clone(t.pipelines)
+	t.mu.RUnlock()
+	if t.env.late != nil {
+		pids = append(pids, t.env.late)
+	}
+	pids = append(pids, t.env.sink)
+	stopped := make([]*actor.Future, len(pids))
+	for i, pid := range pids {
+		stopped[i] = t.system.Root.StopFuture(pid)
+	}
+	for i, f := range stopped {
+		if err := f.Wait(); err != nil {
+			t.env.log.Warn("an actor did not stop in time; the state closes under it", "actor", pids[i].Id, "err", err)
+		}
+	}
 }
 
 // tick sends processing time to every pipeline and the sink.
