@@ -14,8 +14,8 @@ import (
 // paho reads each packet's fixed header from the connection a byte at a time (the
 // type, then the remaining length byte by byte), one read(2) each: at 10,000
 // messages/s that was an eighth of edged's CPU. Plain TCP connections are opened
-// here the way paho opens them, read through a buffer and written through a
-// coalescer (bufwrite.go).
+// here the way paho opens them, read through a buffer over a paced reader
+// (bufpace.go) and written through a coalescer (bufwrite.go).
 
 // bufferedConn is a connection read through a buffer and written through a coalescer.
 type bufferedConn struct {
@@ -63,7 +63,7 @@ func (c *Client) openTCP(uri *url.URL, o paho.ClientOptions) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := &bufferedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBuffer), w: newCoalescer(conn)}
+	bc := &bufferedConn{Conn: conn, r: bufio.NewReaderSize(newPacedReader(conn), readBuffer), w: newCoalescer(conn)}
 	c.conn.Store(bc)
 	return bc, nil
 }
