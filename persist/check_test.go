@@ -3,8 +3,10 @@ package persist
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -259,4 +261,30 @@ func crashedWAL(t *testing.T) (dir, wal string, data []byte, sc walScan) {
 		t.Fatalf("scan of an intact log: %+v of %d bytes; want seq 200, nothing after, and room for a torn entry", sc, len(data))
 	}
 	return dir, wal, data, sc
+}
+
+// Badger deletes a flushed memtable's log by truncating it, then removing it, and
+// creates one by creating it, then sizing it: kill -9 between the two leaves an empty
+// log, which Badger then refused to open ("Create a new file"), so edged could not
+// start (seen in the kill -9 suite). An empty log holds nothing and is removed.
+func TestAnEmptyWriteAheadLogLeftByACrashIsRemoved(t *testing.T) {
+	crashed, wal, _, _ := crashedWAL(t)
+	fid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(wal), ".mem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var empties []string
+	for _, id := range []int{fid - 1, fid + 1} { // a deletion and a creation cut short
+		p := filepath.Join(crashed, fmt.Sprintf("%05d.mem", id))
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		empties = append(empties, p)
+	}
+	wantOpens(t, crashed, 200)
+	for _, p := range empties {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: stat says %v; want the empty log removed", filepath.Base(p), err)
+		}
+	}
 }

@@ -69,6 +69,18 @@ func (db *DB) openMemTables(opt Options) error {
 		return fids[i] < fids[j]
 	})
 	for _, fid := range fids {
+		// edged: an empty log is one whose deletion (truncate, then remove, after
+		// its memtable was flushed) or creation (create, then size) a crash
+		// interrupted. It holds nothing, and opening it failed with z.NewFile.
+		path := db.mtFilePath(fid)
+		if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+			if !db.opt.ReadOnly {
+				if err := os.Remove(path); err != nil {
+					return y.Wrapf(err, "while removing empty memtable log %s", path)
+				}
+			}
+			continue
+		}
 		flags := os.O_RDWR
 		if db.opt.ReadOnly {
 			flags = os.O_RDONLY
