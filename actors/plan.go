@@ -26,6 +26,9 @@ type streamPlan struct {
 	wm       watermark.Config
 	interval int64 // ms between periodic watermark emissions
 	windows  []int // indexes into plan.windows
+	// Where its windows' timers fall, if a status change that crosses none of them
+	// may go unsent; nil: every change is sent (quiet_watermark.go).
+	quiet []timerGrid
 }
 
 type windowPlan struct {
@@ -87,6 +90,14 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 		p.windows = append(p.windows, windowPlan{cfg: w, op: op, stream: si, fields: fields, def: def,
 			topic: compileTopic(w.Output.Topic, d.ID, w.Name)})
 		p.streams[si].windows = append(p.streams[si].windows, wi)
+	}
+	for i := range p.streams {
+		s := &p.streams[i]
+		var ws []windowPlan
+		for _, wi := range s.windows {
+			ws = append(ws, p.windows[wi])
+		}
+		s.quiet = quietGrids(s.cfg, ws)
 	}
 	return p, nil
 }

@@ -121,8 +121,10 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if !changed {
 		return
 	}
-	s.dirty = true
-	s.handle.dirty.Store(true)
+	if !s.saveLater(st) {
+		s.dirty = true
+		s.handle.dirty.Store(true)
+	}
 	if st.Watermark != watermark.Min {
 		s.stats.Watermark.Set(float64(st.Watermark) / 1000)
 	}
@@ -130,9 +132,10 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if s.env.traceWatermark != nil {
 		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.stream(), Status: st, At: now})
 	}
-	if len(s.fed) == 0 {
+	if len(s.fed) == 0 || s.unheard(st) {
 		return
 	}
+	s.sentIdle, s.sentWatermark = st.Idle, st.Watermark
 	wm := takeWatermark(s.stream(), st, now, len(s.fed))
 	for _, b := range s.fed {
 		s.touch(b)
@@ -145,7 +148,9 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 // The flush message itself is passed on: messages are read-only once sent.
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
-		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: s.gen.State()})
+		st := s.gen.State()
+		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: st})
+		s.savedIdle, s.savedWatermark = st.Idle, st.Watermark
 		s.dirty = false
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))

@@ -1,0 +1,108 @@
+package actors
+
+import (
+	"strings"
+
+	"github.com/edged/edged/configs"
+	"github.com/edged/edged/watermark"
+	"github.com/edged/edged/windows"
+)
+
+// A source sends its stream's status to every window actor it feeds each time the
+// status changes: five times a second for a stream whose watermark moves, a message
+// and a mailbox turn per window actor, which then takes part in the next flush. For
+// a stream that went idle in advance mode the watermark moves at every check, so a
+// gateway with thousands of quiet sensors spent half a core on it doing nothing.
+//
+// Most of those sends change nothing a window actor does. It acts on its watermark
+// only where a window's timer is due (a firing at End-1, a cleanup at
+// End-1+lateness), and for tumbling and sliding windows those times lie on a grid
+// the stream's plan knows (windows.NextTimer). Between two grid times a window actor
+// with the watermark before and one with the watermark after differ in nothing but
+// that number, and the number is read only where:
+//   - a record is judged and, if late, reports the watermark it met: but the record
+//     carries its stream's status, applied first (window.observe);
+//   - a firing reports the watermark: on-time firings happen at a grid time, where
+//     the status is sent; late updates happen on a record. Early firings happen on
+//     the processing clock, so a stream whose windows fire early sends every change.
+//
+// That holds when a window actor hears from one stream only, so that the record's
+// status is all of its watermark (a key fed by several streams takes the minimum
+// over them, and the others' statuses would be stale). The plan proves it from the
+// config: the key is the concrete topic, or the only wildcard of the topic filter
+// is a + at the key's level, or the filter has no wildcard at all. Otherwise, and
+// for session windows (their timers depend on their records), every change is sent
+// as before. A change of idleness is always sent. A window actor restarted after a
+// panic reloads an older watermark from the store: it catches up at its stream's
+// next record or grid time, where before it did at the next change.
+
+// timerGrid is where the timers of one window definition can fall.
+type timerGrid struct {
+	asg      windows.Assigner
+	lateness int64
+}
+
+// quietGrids returns the timer grids of the windows of stream s if a status change
+// that crosses none of them may go unsent (see above), or nil.
+func quietGrids(s *configs.Stream, ws []windowPlan) []timerGrid {
+	if !soleFeeder(s) {
+		return nil
+	}
+	var grids []timerGrid
+	for _, w := range ws {
+		if _, ok := windows.NextTimer(w.op.Assigner, w.op.AllowedLateness, 0); !ok || w.op.Early > 0 {
+			return nil
+		}
+		grids = append(grids, timerGrid{w.op.Assigner, w.op.AllowedLateness})
+	}
+	return grids
+}
+
+// soleFeeder reports whether every key of stream s comes from one concrete topic.
+func soleFeeder(s *configs.Stream) bool {
+	switch {
+	case !strings.ContainsAny(s.Topic, "+#"):
+		return true // one topic
+	case s.Key.Field != "":
+		return false
+	case s.Key.TopicSegment < 0:
+		return true // the key is the topic
+	}
+	levels := strings.Split(s.Topic, "/")
+	for i, l := range levels {
+		if (l == "+") != (i == s.Key.TopicSegment) || l == "#" {
+			return false
+		}
+	}
+	return true
+}
+
+// crossesTimer reports whether a watermark moving from `from` to `to` reaches a time
+// where a timer of the stream's windows may be due.
+func (p *streamPlan) crossesTimer(from, to int64) bool {
+	for _, g := range p.quiet {
+		if next, _ := windows.NextTimer(g.asg, g.lateness, from); to >= next {
+			return true
+		}
+	}
+	return false
+}
+
+// unheard reports whether status st may go unsent to the window actors: it differs
+// from the status last sent to all of them only by a watermark that crossed no timer.
+func (s *source) unheard(st watermark.Status) bool {
+	return s.plan.quiet != nil && st.Idle == s.sentIdle && !s.plan.crossesTimer(s.sentWatermark, st.Watermark)
+}
+
+// idleSaveEvery is how far (ms) an idle stream's extrapolated watermark runs past
+// the one last saved before it is saved again. Saving it at every check cost a state
+// write per idle topic and commit, and after a kill -9 the stream only resumes up to
+// this much further back: its next window fires up to a second later.
+const idleSaveEvery = 1000
+
+// saveLater reports whether status st may wait to be saved: the stream was idle
+// when last saved and its watermark moved by extrapolation alone, less than
+// idleSaveEvery past the saved one.
+func (s *source) saveLater(st watermark.Status) bool {
+	return st.Idle && s.savedIdle && st.Watermark < watermark.AddSat(s.savedWatermark, idleSaveEvery)
+}
