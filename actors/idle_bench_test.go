@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"testing"
-
-	"github.com/edged/edged/configs"
 )
 
 // BenchmarkIdleSensors measures what sensors cost while they wait: 1,000 sensors
@@ -17,7 +15,7 @@ import (
 //
 //	go test -run '^$' -bench IdleSensors ./actors/
 func BenchmarkIdleSensors(b *testing.B) {
-	dev, err := configs.ParseDevice("idle.yaml", []byte(`
+	cfg := replayBenchConfig(b, `
 device: idle
 streams:
   - name: s
@@ -31,12 +29,7 @@ windows:
     type: tumbling
     size: 10s
     aggregates: [count, avg(temp)]
-`))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
-		Limits: configs.Limits{MaxInflight: 10000}, Devices: []*configs.Device{dev}}
+`)
 	const sensors, quietMS = 1000, 60_000
 	var in bytes.Buffer
 	base := int64(1_733_140_000_000)

@@ -93,11 +93,7 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 	}
 	for i := range p.streams {
 		s := &p.streams[i]
-		var ws []windowPlan
-		for _, wi := range s.windows {
-			ws = append(ws, p.windows[wi])
-		}
-		s.quiet = quietGrids(s.cfg, ws)
+		s.quiet = quietGrids(s.cfg, s.windows, p.windows)
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"math"
 	"strings"
 
 	"github.com/edged/edged/configs"
@@ -42,18 +43,19 @@ type timerGrid struct {
 	lateness int64
 }
 
-// quietGrids returns the timer grids of the windows of stream s if a status change
-// that crosses none of them may go unsent (see above), or nil.
-func quietGrids(s *configs.Stream, ws []windowPlan) []timerGrid {
+// quietGrids returns the timer grids of stream s's windows (indexes into ws) if a
+// status change that crosses none of them may go unsent (see above), or nil.
+func quietGrids(s *configs.Stream, idx []int, ws []windowPlan) []timerGrid {
 	if !soleFeeder(s) {
 		return nil
 	}
 	var grids []timerGrid
-	for _, w := range ws {
-		if _, ok := windows.NextTimer(w.op.Assigner, w.op.AllowedLateness, 0); !ok || w.op.Early > 0 {
+	for _, i := range idx {
+		op := &ws[i].op
+		if op.Assigner.Merging() || op.Early > 0 {
 			return nil
 		}
-		grids = append(grids, timerGrid{w.op.Assigner, w.op.AllowedLateness})
+		grids = append(grids, timerGrid{op.Assigner, op.AllowedLateness})
 	}
 	return grids
 }
@@ -77,21 +79,29 @@ func soleFeeder(s *configs.Stream) bool {
 	return true
 }
 
-// crossesTimer reports whether a watermark moving from `from` to `to` reaches a time
-// where a timer of the stream's windows may be due.
-func (p *streamPlan) crossesTimer(from, to int64) bool {
+// nextTimer returns the earliest time after wm at which a timer of the stream's
+// windows may be due.
+func (p *streamPlan) nextTimer(wm int64) int64 {
+	next := int64(math.MaxInt64)
 	for _, g := range p.quiet {
-		if next, _ := windows.NextTimer(g.asg, g.lateness, from); to >= next {
-			return true
-		}
+		t, _ := windows.NextTimer(g.asg, g.lateness, wm) // ok: the grids are not merging
+		next = min(next, t)
 	}
-	return false
+	return next
 }
 
 // unheard reports whether status st may go unsent to the window actors: it differs
-// from the status last sent to all of them only by a watermark that crossed no timer.
+// from the status last sent to all of them only by a watermark short of their next
+// timer.
 func (s *source) unheard(st watermark.Status) bool {
-	return s.plan.quiet != nil && st.Idle == s.sentIdle && !s.plan.crossesTimer(s.sentWatermark, st.Watermark)
+	return s.plan.quiet != nil && st.Idle == s.sentIdle && st.Watermark < s.nextDue
+}
+
+// sent notes st as the status every window actor fed now has.
+func (s *source) sent(st watermark.Status) {
+	if s.plan.quiet != nil {
+		s.sentIdle, s.nextDue = st.Idle, s.plan.nextTimer(st.Watermark)
+	}
 }
 
 // idleSaveEvery is how far (ms) an idle stream's extrapolated watermark runs past

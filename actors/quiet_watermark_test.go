@@ -55,7 +55,7 @@ windows:
 
 // quietSource spawns a source of device yaml for topic t/a, bound to a stand-in
 // window actor, which also stands in for the committer.
-func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor.PID, h *sourceHandle, win *heard) {
+func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor.PID, win *heard) {
 	t.Helper()
 	topo, _, _ := newTestTopology(t, yaml)
 	dev, err := configs.ParseDevice("dev.yaml", []byte(yaml))
@@ -67,19 +67,19 @@ func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor
 		t.Fatal(err)
 	}
 	root = topo.system.Root
-	win, h = &heard{}, &sourceHandle{}
+	win = &heard{}
 	pid := root.Spawn(topo.env.props(func() actor.Actor { return win }))
 	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid}
-	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", h, nil, false) }))
+	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", &sourceHandle{}, nil, false) }))
 	root.Send(src, &keyBound{id: keyID{0, "a"}, pid: pid})
-	return root, src, h, win
+	return root, src, win
 }
 
 // feedQuiet runs a source of device yaml through watermark marks and then
 // idleness, and returns what its window actor heard.
 func feedQuiet(t *testing.T, yaml string) []watermark.Status {
 	t.Helper()
-	root, src, _, win := quietSource(t, yaml)
+	root, src, win := quietSource(t, yaml)
 	for _, wm := range []int64{100, 500, 998, 999, 1000, 1298, 1299, 1300, 1998} {
 		root.Send(src, &MarkWatermark{Watermark: wm, At: 0})
 	}
@@ -111,7 +111,7 @@ func TestAQuietStreamSendsItsStatusWhereATimerMayBeDue(t *testing.T) {
 		{Watermark: 2308, Idle: true},
 		{Watermark: 3008, Idle: true},
 	}
-	if !equalStatuses(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("the window actor heard\n%v\nwant\n%v", got, want)
 	}
 }
@@ -123,18 +123,6 @@ func TestAStreamWhoseKeysSeveralTopicsFeedSendsEveryChange(t *testing.T) {
 	if len(got) < 9+95 {
 		t.Errorf("the window actor heard %d statuses, want one per mark and one per idle check: %v", len(got), got)
 	}
-}
-
-func equalStatuses(a, b []watermark.Status) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestSoleFeederFollowsTheTopicFilterAndTheKey(t *testing.T) {
@@ -166,7 +154,7 @@ func TestSoleFeederFollowsTheTopicFilterAndTheKey(t *testing.T) {
 // stream in advance mode, flushed every check, saves its extrapolated watermark only
 // once it ran idleSaveEvery past the one last saved.
 func TestAnIdleStreamSavesItsExtrapolatedWatermarkEverySecondOfIt(t *testing.T) {
-	root, src, _, win := quietSource(t, quietDevice("{topic_segment: 1}"))
+	root, src, win := quietSource(t, quietDevice("{topic_segment: 1}"))
 	root.Send(src, &MarkWatermark{Watermark: 5000, At: 0})
 	for now := int64(10); now <= 2500; now += 10 {
 		root.Send(src, &Tick{Now: now})

@@ -17,7 +17,7 @@ import (
 //
 //	go test -run '^$' -bench Replay -benchmem ./actors/
 func BenchmarkReplay(b *testing.B) {
-	dev, err := configs.ParseDevice("bench.yaml", []byte(`
+	cfg := replayBenchConfig(b, `
 device: bench
 streams:
   - name: s
@@ -31,12 +31,7 @@ windows:
     type: tumbling
     size: 10s
     aggregates: [count, avg(temp), min(temp), max(temp), p95(temp)]
-`))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
-		Limits: configs.Limits{MaxInflight: 10000}, Devices: []*configs.Device{dev}}
+`)
 	const sensors, perSensor = 1000, 100
 	var in bytes.Buffer
 	base := int64(1_733_140_000_000)
@@ -67,4 +62,15 @@ windows:
 	events := float64(sensors * perSensor * b.N)
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/events, "allocs/event")
+}
+
+// replayBenchConfig is the daemon config the replay benchmarks run their device in:
+// 100 ms commits, and no intake limit to wait at.
+func replayBenchConfig(b *testing.B, deviceYAML string) *configs.Daemon {
+	dev, err := configs.ParseDevice("bench.yaml", []byte(deviceYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
+		Limits: configs.Limits{MaxInflight: 10000}, Devices: []*configs.Device{dev}}
 }

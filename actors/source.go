@@ -40,10 +40,10 @@ type source struct {
 	pending  pendingUnits
 	badLog   burstLog
 
-	// The status last sent to every window actor fed, and the one last saved
-	// (quiet_watermark.go).
-	sentIdle, savedIdle           bool
-	sentWatermark, savedWatermark int64
+	// The idleness last sent to every window actor fed and their next timer after
+	// the watermark sent with it; the status last saved (quiet_watermark.go).
+	sentIdle, savedIdle     bool
+	nextDue, savedWatermark int64
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays
@@ -66,7 +66,7 @@ func newSource(def *sourceDef, topic string, h *sourceHandle, restored *watermar
 	e, p := def.env, def.plan
 	st := e.metrics.Streams.Topic(def.device, p.cfg.Name, topic)
 	return &source{
-		sourceDef: def, handle: h, sentWatermark: watermark.Min,
+		sourceDef: def, handle: h, nextDue: watermark.Min,
 		gen:      watermark.NewGenerator(p.wm),
 		ext:      p.ext.Fork(),
 		restored: restored,

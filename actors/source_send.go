@@ -135,7 +135,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if len(s.fed) == 0 || s.unheard(st) {
 		return
 	}
-	s.sentIdle, s.sentWatermark = st.Idle, st.Watermark
+	s.sent(st)
 	wm := takeWatermark(s.stream(), st, now, len(s.fed))
 	for _, b := range s.fed {
 		s.touch(b)

@@ -85,9 +85,5 @@ func (session) Merging() bool { return true }
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset: the start of
 // the size-aligned window containing ts, correct for negative timestamps.
 func windowStart(ts, offset, size int64) int64 {
-	r := (ts - offset) % size
-	if r < 0 {
-		r += size
-	}
-	return ts - r
+	return ts - mod(ts-offset, size)
 }
