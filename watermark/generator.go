@@ -145,9 +145,7 @@ func (g *Generator) checkIdle(now int64) {
 // status to emit between periodic checks (a record reactivated the stream, a
 // mark moved the watermark), which must not start or stop the countdown.
 func (g *Generator) Peek(now int64) (Status, bool) {
-	if g.idle && g.cfg.IdleMode == Advance && g.base != Min {
-		g.wm = max(g.wm, AddSat(g.base, elapsed(now, g.baseAt)))
-	}
+	g.wm = g.Drift().At(now)
 	s := Status{Watermark: g.wm, Idle: g.idle}
 	changed := s != g.last
 	g.last = s

@@ -53,13 +53,7 @@ type genModel struct {
 func TestGeneratorProperties(t *testing.T) {
 	rapidDefaults(t)
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := Config{
-			Strategy:          Strategy(rapid.IntRange(0, 2).Draw(t, "strategy")),
-			MaxOutOfOrderness: rapid.Int64Range(0, 10_000).Draw(t, "bound"),
-			IdleTimeout:       rapid.SampledFrom([]int64{0, 1, 500, 5_000}).Draw(t, "idleTimeout"),
-			IdleMode:          IdleMode(rapid.IntRange(0, 1).Draw(t, "idleMode")),
-			MaxFutureSkew:     rapid.SampledFrom([]int64{0, 1, 2_000}).Draw(t, "skew"),
-		}
+		cfg := drawConfig(t)
 		b := cfg.bound()
 		g := NewGenerator(cfg)
 		m := genModel{cfg: cfg, lastWm: Min}
@@ -114,6 +108,18 @@ func TestGeneratorProperties(t *testing.T) {
 			}
 		}
 	})
+}
+
+// drawConfig draws a generator config of every strategy, idle mode and a few
+// idle timeouts and skews.
+func drawConfig(t *rapid.T) Config {
+	return Config{
+		Strategy:          Strategy(rapid.IntRange(0, 2).Draw(t, "strategy")),
+		MaxOutOfOrderness: rapid.Int64Range(0, 10_000).Draw(t, "bound"),
+		IdleTimeout:       rapid.SampledFrom([]int64{0, 1, 500, 5_000}).Draw(t, "idleTimeout"),
+		IdleMode:          IdleMode(rapid.IntRange(0, 1).Draw(t, "idleMode")),
+		MaxFutureSkew:     rapid.SampledFrom([]int64{0, 1, 2_000}).Draw(t, "skew"),
+	}
 }
 
 func checkTick(t *rapid.T, m *genModel, s Status, now, b int64) {
