@@ -44,9 +44,9 @@ func heapPerIdleKey(b *testing.B, device string) {
 	// map buckets); the figure is what the next keys add.
 	const warm, keys = 1_000, 10_000
 	topo, m := heapTopology(b, device)
-	addIdleKeys(topo, 0, warm)
+	addIdleKeys(topo, 0, warm, 1)
 	base := liveHeap()
-	addIdleKeys(topo, warm, warm+keys)
+	addIdleKeys(topo, warm, warm+keys, 100)
 	actorsHeap := liveHeap()
 	s := sampler(m, 0)
 	now := time.UnixMilli(t0)
@@ -64,13 +64,16 @@ func heapPerIdleKey(b *testing.B, device string) {
 // t0 is the event time of the benchmark's readings.
 const t0 int64 = 1_733_140_000_000
 
-// addIdleKeys gives keys from to to a reading each and commits them.
-func addIdleKeys(topo *topology, from, to int) {
+// addIdleKeys gives keys from to to a reading each at processing time at, and
+// commits them once two checks (10 ms apart) have found them quiet: their sources
+// sleep until their idle timeout, as a waiting sensor's do.
+func addIdleKeys(topo *topology, from, to int, at int64) {
 	for i := from; i < to; i++ {
 		payload := fmt.Sprintf(`{"ts":%d,"v":%d}`, t0+100, i)
-		topo.router.route(&Inbound{Topic: fmt.Sprintf("t/%d", i), Payload: []byte(payload), QoS: 1, At: 1}, nil)
+		topo.router.route(&Inbound{Topic: fmt.Sprintf("t/%d", i), Payload: []byte(payload), QoS: 1, At: at}, nil)
 	}
-	topo.tick(10)
+	topo.tick(at + 10)
+	topo.tick(at + 20)
 	for _, d := range topo.flushAll() {
 		<-d
 	}

@@ -46,6 +46,7 @@ type pipeline struct {
 
 	nextFlush      int64
 	nextSourceTick int64
+	sourceTicked   atomic.Int64    // the time of the last source tick, which a woken source catches up on
 	early          []earlySchedule // by window definition, for those with early firings
 	now            int64           // processing time of the last tick
 }
@@ -58,10 +59,12 @@ type earlySchedule struct {
 }
 
 // sourceHandle is a source actor as the router and the pipeline see it. The source
-// sets dirty when it holds changes, so a flush skips the sources with nothing to say.
+// sets dirty when it holds changes, so a flush skips the sources with nothing to say,
+// and sleep while its checks have nothing to do, so a tick skips it.
 type sourceHandle struct {
 	pid   *actor.PID
 	dirty atomic.Bool
+	sleep atomic.Pointer[sourceSleep] // nil while it wants every tick (source_sleep.go)
 }
 
 // keyRef is a window actor as the pipeline sees it. Its keyID is held as two fields,
@@ -144,7 +147,7 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
 	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
 	for i := range p.plan.streams {
-		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer}
+		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer, ticked: &p.sourceTicked}
 	}
 	p.winDefs = make([]*windowDef, len(p.plan.windows))
 	for i := range p.plan.windows {
@@ -281,7 +284,12 @@ func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
 	// message per source per tick for nothing.
 	if t.Now >= p.nextSourceTick {
 		p.nextSourceTick = t.Now + p.plan.minInterval
+		p.sourceTicked.Store(t.Now)
 		for _, s := range p.order {
+			if z := s.sleep.Load(); z != nil && t.Now < z.until {
+				z.skipped(t.Now)
+				continue
+			}
 			ctx.Send(s.pid, t)
 		}
 	}

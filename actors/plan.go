@@ -29,6 +29,9 @@ type streamPlan struct {
 	// Where its windows' timers fall, if a status change that crosses none of them
 	// may go unsent; nil: every change is sent (quiet_watermark.go).
 	quiet []timerGrid
+	// Whether its sources may skip the checks that have nothing to do: every source
+	// tick is a check of the stream (source_sleep.go).
+	sleeps bool
 }
 
 type windowPlan struct {
@@ -94,6 +97,7 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 	for i := range p.streams {
 		s := &p.streams[i]
 		s.quiet = quietGrids(s.cfg, s.windows, p.windows)
+		s.sleeps = s.interval == p.minInterval
 	}
 	return p, nil
 }

@@ -94,7 +94,15 @@ func (p *streamPlan) nextTimer(wm int64) int64 {
 // from the status last sent to all of them only by a watermark short of their next
 // timer.
 func (s *source) unheard(st watermark.Status) bool {
-	return s.plan.quiet != nil && st.Idle == s.sentIdle && st.Watermark < s.nextDue
+	return st.Watermark < s.sentFrom(st.Idle)
+}
+
+// sentFrom returns the watermark from which a status with idleness idle is sent.
+func (s *source) sentFrom(idle bool) int64 {
+	if s.plan.quiet == nil || idle != s.sentIdle {
+		return watermark.Min
+	}
+	return s.nextDue
 }
 
 // sent notes st as the status every window actor fed now has.

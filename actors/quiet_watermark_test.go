@@ -2,6 +2,7 @@ package actors
 
 import (
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -69,7 +70,7 @@ func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor
 	root = topo.system.Root
 	win = &heard{}
 	pid := root.Spawn(topo.env.props(func() actor.Actor { return win }))
-	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid}
+	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid, ticked: new(atomic.Int64)}
 	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", &sourceHandle{}, nil, false) }))
 	root.Send(src, &keyBound{id: keyID{0, "a"}, pid: pid})
 	return root, src, win

@@ -11,7 +11,7 @@ import (
 // key b's window fires (at 30 ms) before key a's (at 60 ms), both inside one 100 ms
 // commit interval, and each watermark trace line precedes the firing it causes.
 func TestReplayOutputFollowsFiringOrder(t *testing.T) {
-	cfg := replayConfig(t) // commit every 100 ms, 1 s tumbling windows, key per topic
+	cfg := replayConfig(t, supervisionDevice) // commit every 100 ms, 1 s tumbling windows, key per topic
 	const t0 int64 = 1_733_140_000_000
 	var in strings.Builder
 	for _, l := range []struct {

@@ -13,9 +13,10 @@ import (
 	"github.com/edged/edged/persist"
 )
 
-func replayConfig(t *testing.T) *configs.Daemon {
+// replayConfig is a daemon config for replays of the device in yaml.
+func replayConfig(t *testing.T, yaml string) *configs.Daemon {
 	t.Helper()
-	dev, err := configs.ParseDevice("dev.yaml", []byte(supervisionDevice))
+	dev, err := configs.ParseDevice("dev.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func sortedLines(s string) []string {
 }
 
 func TestAReplayKeptOpenContinuesWhereItStopped(t *testing.T) {
-	cfg := replayConfig(t)
+	cfg := replayConfig(t, supervisionDevice)
 	var whole bytes.Buffer
 	if _, err := Replay(ReplayOptions{Config: cfg, Input: strings.NewReader(replayLines(0, 60)), Output: &whole}); err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestAReplayFiring20000WindowsAtOnceCommitsEveryDelivery(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var logs bytes.Buffer
-	stats, err := Replay(ReplayOptions{Config: replayConfig(t), Input: strings.NewReader(in.String()), Output: io.Discard,
+	stats, err := Replay(ReplayOptions{Config: replayConfig(t, supervisionDevice), Input: strings.NewReader(in.String()), Output: io.Discard,
 		DataDir: dir, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package actors
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cespare/xxhash/v2"
@@ -56,6 +57,7 @@ type sourceDef struct {
 	device    string
 	plan      *streamPlan
 	committer *actor.PID
+	ticked    *atomic.Int64 // the time of the pipeline's last source tick (source_sleep.go)
 }
 
 // stream is the concrete topic the source reads: its statistics hold the name, so the
@@ -87,20 +89,24 @@ func (s *source) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		if s.reload {
+			s.awake() // the failed incarnation's sleep is no promise of this one's
 			s.loadSaved()
 			ctx.Send(ctx.Parent(), &sourceRestarted{stream: s.stream()})
 		}
 	case *keyBound:
+		s.wake(ctx)
 		s.onKeyBound(ctx, m)
 	case *Inbound:
 		s.onInbound(ctx, m)
 	case *Tick:
 		s.onTick(ctx, m.Now)
 	case *MarkWatermark:
+		s.wake(ctx)
 		s.begin(m.At)
 		s.gen.Mark(m.Watermark, m.At)
 		s.emit(ctx, m.At, false)
 	case *Flush:
+		s.catchUp(ctx) // what it saves is what a ticked source would have
 		s.onFlush(ctx, m)
 	}
 }
@@ -131,6 +137,7 @@ func (s *source) begin(now int64) {
 }
 
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
+	s.wake(ctx)
 	s.reading = readings.Get().(*mqtt.Reading)
 	defer s.putReading()
 	s.begin(m.At)
@@ -256,6 +263,7 @@ func (s *source) onTick(ctx actor.Context, now int64) {
 	}
 	s.nextEmit = now + s.plan.interval
 	s.emit(ctx, now, true)
+	s.sleep(now)
 }
 
 // messageID identifies a message by content, so a broker's redelivery after a crash

@@ -152,6 +152,7 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: st})
 		s.savedIdle, s.savedWatermark = st.Idle, st.Watermark
 		s.dirty = false
+		s.sleep(s.now) // the next save is due later
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))
 	// The reply tells the committer how many window answers to wait for, so it must

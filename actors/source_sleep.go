@@ -1,0 +1,109 @@
+package actors
+
+import (
+	"math"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/actors/status"
+	"github.com/edged/edged/watermark"
+)
+
+// Most of a gateway's sensors are quiet most of the time, and the periodic check of
+// a quiet stream finds nothing to do at almost every tick: it waits out the idle
+// timeout, or moves an idle stream's watermark short of any timer and any save
+// (quiet_watermark.go). Each check still cost a Tick and a mailbox turn per source
+// and interval: a tenth of a core for 10,000 quiet sensors.
+//
+// So after its check a quiet source works out the first check that can do
+// something if no record comes (watermark.Generator.NextIdleChange, Drift) and
+// leaves it in its handle; the pipeline does not tick it before then, and sets
+// the gauges the skipped checks would have set. Every check skipped would have
+// left the source as the next one finds it, except for the watermark an idle
+// stream extrapolates, which the next check computes from the time alone. Any
+// message but a Tick first runs the last check skipped, which a ticked source
+// would have run before that message; a record, a mark or a new window actor to
+// feed also ends the sleep. So a source meets every message in the state it would
+// have had, and replay's output does not change.
+//
+// That holds where every source tick of the pipeline is a check of the stream:
+// its interval is the device's shortest. Not while watermarks are traced (replay
+// --watermarks), which shows every change.
+
+// sourceSleep is what a sleeping source leaves the pipeline. It is never changed
+// once published: the pipeline reads it on its own goroutine.
+type sourceSleep struct {
+	until int64 // the first source tick the source must have
+	drift watermark.Drift
+	stats *status.Topic
+}
+
+// skipped sets what the skipped check at now would have set for /status and the
+// metrics: the lag, and the watermark of an idle stream that extrapolates.
+func (z *sourceSleep) skipped(now int64) {
+	wm := z.drift.At(now)
+	if wm == watermark.Min {
+		return
+	}
+	z.stats.Lag.Set(float64(now-wm) / 1000)
+	if z.drift.Advancing() {
+		z.stats.Watermark.Set(float64(wm) / 1000)
+	}
+}
+
+// sleep leaves the time of the next useful check after the one at now in the
+// handle, or clears it if that is the next check anyway.
+func (s *source) sleep(now int64) {
+	until := s.nextUsefulCheck()
+	if until <= watermark.AddSat(now, s.plan.interval) {
+		s.awake()
+		return
+	}
+	s.handle.sleep.Store(&sourceSleep{until: until, drift: s.gen.Drift(), stats: s.stats})
+}
+
+// nextUsefulCheck returns the earliest processing time at which a check may do
+// something, if no message but ticks comes before.
+func (s *source) nextUsefulCheck() int64 {
+	if !s.plan.sleeps || s.env.traceWatermark != nil {
+		return math.MinInt64
+	}
+	d := s.gen.Drift()
+	if !d.Advancing() {
+		return s.gen.NextIdleChange() // the watermark holds until a record or mark
+	}
+	// Idle, extrapolating: each move is saved until the idle status is, then once a
+	// second (saveLater), and sent from where unheard says. While a save is pending
+	// the next commit takes the latest, and the flush looks again.
+	target := int64(math.MaxInt64)
+	if !s.dirty {
+		if !s.savedIdle {
+			return math.MinInt64
+		}
+		target = watermark.AddSat(s.savedWatermark, idleSaveEvery)
+	}
+	if len(s.fed) > 0 {
+		target = min(target, s.sentFrom(true))
+	}
+	return d.Reaches(target)
+}
+
+// catchUp runs the check the pipeline skipped last, if it skipped any.
+func (s *source) catchUp(ctx actor.Context) {
+	if s.handle.sleep.Load() != nil {
+		s.onTick(ctx, s.ticked.Load())
+	}
+}
+
+// wake catches up and has the source ticked again: a record, a mark or a window
+// actor it starts to feed change what its checks do.
+func (s *source) wake(ctx actor.Context) {
+	s.catchUp(ctx)
+	s.awake()
+}
+
+func (s *source) awake() {
+	if s.handle.sleep.Load() != nil {
+		s.handle.sleep.Store(nil)
+	}
+}
