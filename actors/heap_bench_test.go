@@ -65,8 +65,9 @@ func heapPerIdleKey(b *testing.B, device string) {
 const t0 int64 = 1_733_140_000_000
 
 // addIdleKeys gives keys from to to a reading each at processing time at, and
-// commits them once two checks (10 ms apart) have found them quiet: their sources
-// sleep until their idle timeout, as a waiting sensor's do.
+// commits them after two checks (10 ms apart): the first sees the reading, the
+// second starts the idle countdown, so their sources sleep until the idle timeout,
+// as a waiting sensor's do.
 func addIdleKeys(topo *topology, from, to int, at int64) {
 	for i := from; i < to; i++ {
 		payload := fmt.Sprintf(`{"ts":%d,"v":%d}`, t0+100, i)

@@ -122,5 +122,13 @@ const idleSaveEvery = 1000
 // when last saved and its watermark moved by extrapolation alone, less than
 // idleSaveEvery past the saved one.
 func (s *source) saveLater(st watermark.Status) bool {
-	return st.Idle && s.savedIdle && st.Watermark < watermark.AddSat(s.savedWatermark, idleSaveEvery)
+	return st.Idle && st.Watermark < s.savedFrom()
+}
+
+// savedFrom returns the watermark from which an idle status is saved.
+func (s *source) savedFrom() int64 {
+	if !s.savedIdle {
+		return watermark.Min
+	}
+	return watermark.AddSat(s.savedWatermark, idleSaveEvery)
 }

@@ -59,7 +59,11 @@ func (s *source) sleep(now int64) {
 		s.awake()
 		return
 	}
-	s.handle.sleep.Store(&sourceSleep{until: until, drift: s.gen.Drift(), stats: s.stats})
+	d := s.gen.Drift()
+	if z := s.handle.sleep.Load(); z != nil && z.until == until && z.drift == d {
+		return // a flush after the check that decided it
+	}
+	s.handle.sleep.Store(&sourceSleep{until: until, drift: d, stats: s.stats})
 }
 
 // nextUsefulCheck returns the earliest processing time at which a check may do
@@ -72,15 +76,12 @@ func (s *source) nextUsefulCheck() int64 {
 	if !d.Advancing() {
 		return s.gen.NextIdleChange() // the watermark holds until a record or mark
 	}
-	// Idle, extrapolating: each move is saved until the idle status is, then once a
-	// second (saveLater), and sent from where unheard says. While a save is pending
-	// the next commit takes the latest, and the flush looks again.
+	// Idle, extrapolating: a move is saved from where saveLater says and sent from
+	// where unheard does. While a save is pending the next commit takes the latest,
+	// and the flush looks again.
 	target := int64(math.MaxInt64)
 	if !s.dirty {
-		if !s.savedIdle {
-			return math.MinInt64
-		}
-		target = watermark.AddSat(s.savedWatermark, idleSaveEvery)
+		target = s.savedFrom()
 	}
 	if len(s.fed) > 0 {
 		target = min(target, s.sentFrom(true))
