@@ -2,6 +2,7 @@ package actors
 
 import (
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -35,6 +36,10 @@ type env struct {
 	// (live), not all before the first (replay, whose output must not depend on timing).
 	restoreInChunks bool
 	commitFailures  commitFailures // devices whose last commit failed: health reports why
+	// sinkRetrying: the sink holds results whose publish failed, which it retries
+	// on ticks; the topology ticks it only then (a tick the sink does not need still
+	// cost a worker and a timer a hundred times a second at rest).
+	sinkRetrying atomic.Bool
 }
 
 func (e *env) blocked() bool { return e.intakeBlocked != nil && e.intakeBlocked() }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
@@ -44,6 +45,7 @@ type pipeline struct {
 	lastScoped uint64 // the newest epoch that asked only the sources of some streams
 	wanted     wantedCommit
 
+	inflightGauge  prometheus.Gauge // set at every tick
 	nextFlush      int64
 	nextSourceTick int64
 	sourceTicked   atomic.Int64    // the time of the last source tick, which a woken source catches up on
@@ -99,6 +101,8 @@ func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex) *pip
 		keyCount:   make([]int, len(p.windows)),
 		refused:    pendingUnits{main: &unit{}},
 		refusedLog: burstLog{every: 10_000},
+		// Looked up once, not by its label at every tick.
+		inflightGauge: e.metrics.Inflight.WithLabelValues(p.device.ID),
 	}
 }
 
@@ -297,7 +301,7 @@ func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
 		p.nextFlush = t.Now + p.env.commitEvery
 	}
 	p.periodicFlush(ctx, t.Now)
-	p.env.metrics.Inflight.WithLabelValues(p.plan.device.ID).Set(float64(p.inflight.Load()))
+	p.inflightGauge.Set(float64(p.inflight.Load()))
 }
 
 // flush asks every source with changes, and every window actor the pipeline itself

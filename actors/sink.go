@@ -91,6 +91,7 @@ func (s *sink) Receive(ctx actor.Context) {
 				s.env.log.Warn("publishing a result failed; will retry", "topic", m.entry.Topic, "err", m.err)
 			}
 			s.failed = append(s.failed, *m)
+			s.env.sinkRetrying.Store(true)
 			return
 		}
 		s.env.metrics.Published.Inc()
@@ -102,6 +103,7 @@ func (s *sink) Receive(ctx actor.Context) {
 		s.nextRetry = m.Now + retryEvery
 		retry := s.failed
 		s.failed = nil
+		s.env.sinkRetrying.Store(false) // a publish that fails again sets it
 		for _, f := range retry {
 			s.publish(ctx, f.queue, f.entry)
 		}

@@ -145,7 +145,9 @@ func (t *topology) tick(now int64) {
 	for _, p := range t.pipelines {
 		t.system.Root.Send(p, tk)
 	}
-	t.system.Root.Send(t.env.sink, tk)
+	if t.env.sinkRetrying.Load() {
+		t.system.Root.Send(t.env.sink, tk)
+	}
 	if t.env.late != nil {
 		t.system.Root.Send(t.env.late, tk)
 	}
