@@ -15,7 +15,7 @@ import (
 //
 //	go test -run '^$' -bench IdleSensors ./actors/
 func BenchmarkIdleSensors(b *testing.B) {
-	cfg := replayBenchConfig(b, `
+	cfg := replayConfig(b, `
 device: idle
 streams:
   - name: s

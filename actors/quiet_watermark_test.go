@@ -59,14 +59,7 @@ windows:
 func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor.PID, win *heard) {
 	t.Helper()
 	topo, _, _ := newTestTopology(t, yaml)
-	dev, err := configs.ParseDevice("dev.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := compile(dev, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := topo.router.devices[0].plan
 	root = topo.system.Root
 	win = &heard{}
 	pid := root.Spawn(topo.env.props(func() actor.Actor { return win }))

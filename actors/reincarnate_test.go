@@ -3,7 +3,6 @@ package actors
 import (
 	"testing"
 
-	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 )
@@ -12,14 +11,7 @@ import (
 // reloads its state from the store: what it was spawned with is older than the store.
 func TestARestartedActorReloadsItsStateFromTheStore(t *testing.T) {
 	topo, _, _ := newTestTopology(t, supervisionDevice)
-	dev, err := configs.ParseDevice("dev.yaml", []byte(supervisionDevice))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := compile(dev, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := topo.router.devices[0].plan
 	h := &sourceHandle{}
 	s := newSource(&sourceDef{env: topo.env, device: "d", plan: &p.streams[0]}, "t/a", h, &watermark.GeneratorState{}, false)
 	if next := s.Reincarnate().(*source); next == s || !next.reload || next.restored != nil || next.handle != h || next.stream() != "t/a" {

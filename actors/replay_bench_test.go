@@ -6,8 +6,6 @@ import (
 	"io"
 	"runtime"
 	"testing"
-
-	"github.com/edged/edged/configs"
 )
 
 // BenchmarkReplay measures events/s through the whole topology (decode, watermark,
@@ -17,7 +15,7 @@ import (
 //
 //	go test -run '^$' -bench Replay -benchmem ./actors/
 func BenchmarkReplay(b *testing.B) {
-	cfg := replayBenchConfig(b, `
+	cfg := replayConfig(b, `
 device: bench
 streams:
   - name: s
@@ -62,15 +60,4 @@ windows:
 	events := float64(sensors * perSensor * b.N)
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/events, "allocs/event")
-}
-
-// replayBenchConfig is the daemon config the replay benchmarks run their device in:
-// 100 ms commits, and no intake limit to wait at.
-func replayBenchConfig(b *testing.B, deviceYAML string) *configs.Daemon {
-	dev, err := configs.ParseDevice("bench.yaml", []byte(deviceYAML))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
-		Limits: configs.Limits{MaxInflight: 10000}, Devices: []*configs.Device{dev}}
 }

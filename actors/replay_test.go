@@ -13,12 +13,13 @@ import (
 	"github.com/edged/edged/persist"
 )
 
-// replayConfig is a daemon config for replays of the device in yaml.
-func replayConfig(t *testing.T, yaml string) *configs.Daemon {
-	t.Helper()
+// replayConfig is a daemon config for replays of the device in yaml: 100 ms
+// commits (replay lifts the intake limit itself).
+func replayConfig(tb testing.TB, yaml string) *configs.Daemon {
+	tb.Helper()
 	dev, err := configs.ParseDevice("dev.yaml", []byte(yaml))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return &configs.Daemon{CommitInterval: 100_000_000, DedupTTL: 3600_000_000_000,
 		Limits: configs.Limits{MaxInflight: 1000}, Devices: []*configs.Device{dev}}

@@ -97,6 +97,7 @@ func (s *source) Receive(ctx actor.Context) {
 		s.wake(ctx)
 		s.onKeyBound(ctx, m)
 	case *Inbound:
+		s.wake(ctx)
 		s.onInbound(ctx, m)
 	case *Tick:
 		s.onTick(ctx, m.Now)
@@ -137,7 +138,6 @@ func (s *source) begin(now int64) {
 }
 
 func (s *source) onInbound(ctx actor.Context, m *Inbound) {
-	s.wake(ctx)
 	s.reading = readings.Get().(*mqtt.Reading)
 	defer s.putReading()
 	s.begin(m.At)

@@ -54,12 +54,12 @@ func (z *sourceSleep) skipped(now int64) {
 // sleep leaves the time of the next useful check after the one at now in the
 // handle, or clears it if that is the next check anyway.
 func (s *source) sleep(now int64) {
-	until := s.nextUsefulCheck()
+	d := s.gen.Drift()
+	until := s.nextUsefulCheck(d)
 	if until <= watermark.AddSat(now, s.plan.interval) {
 		s.awake()
 		return
 	}
-	d := s.gen.Drift()
 	if z := s.handle.sleep.Load(); z != nil && z.until == until && z.drift == d {
 		return // a flush after the check that decided it
 	}
@@ -67,12 +67,11 @@ func (s *source) sleep(now int64) {
 }
 
 // nextUsefulCheck returns the earliest processing time at which a check may do
-// something, if no message but ticks comes before.
-func (s *source) nextUsefulCheck() int64 {
+// something, if no message but ticks comes before; d is the generator's drift.
+func (s *source) nextUsefulCheck(d watermark.Drift) int64 {
 	if !s.plan.sleeps || s.env.traceWatermark != nil {
 		return math.MinInt64
 	}
-	d := s.gen.Drift()
 	if !d.Advancing() {
 		return s.gen.NextIdleChange() // the watermark holds until a record or mark
 	}

@@ -22,13 +22,13 @@ func NextTimer(a Assigner, lateness, wm int64) (t int64, ok bool) {
 	default:
 		return 0, false
 	}
-	fire := addMod(end, -1, period)
-	t = min(after(wm, fire, period), after(wm, addMod(fire, lateness, period), period))
 	// A window at the end of time saturates: it ends at MaxInt64, so it fires at
 	// MaxInt64-1 and is cleaned up at MaxInt64, off the grid.
 	if wm >= math.MaxInt64-1 {
 		return math.MaxInt64, true
 	}
+	fire := addMod(end, -1, period)
+	t = min(after(wm, fire, period), after(wm, addMod(fire, lateness, period), period))
 	return min(t, math.MaxInt64-1), true
 }
 
