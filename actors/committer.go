@@ -23,6 +23,8 @@ type committer struct {
 	full      map[uint64]bool          // closed epochs that asked every actor with changes
 	merge     map[uint64]bool          // epochs with a Merge reply: commit only with a later full one
 	epochDone map[uint64]chan struct{} // closed once the epoch is committed (shutdown)
+	uptimes   map[uint64]int64         // closed epochs that save the device's uptime
+	uptime    int64                    // the uptime of the epochs in units, if not 0
 	dones     []chan struct{}          // of epochs in units
 	failed    bool
 
@@ -40,7 +42,7 @@ const maxOpenEpochs = 8
 func newCommitter(e *env, device string) *committer {
 	return &committer{
 		env: e, device: device, early: map[uint64][]*unit{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
-		full: map[uint64]bool{}, merge: map[uint64]bool{},
+		full: map[uint64]bool{}, merge: map[uint64]bool{}, uptimes: map[uint64]int64{},
 	}
 }
 
@@ -60,6 +62,9 @@ func (c *committer) Receive(ctx actor.Context) {
 		}
 		if m.done != nil {
 			c.epochDone[m.Epoch] = m.done
+		}
+		if m.uptime != 0 {
+			c.uptimes[m.Epoch] = m.uptime
 		}
 		// Replies to an epoch may still be on their way when the next one closes; an
 		// epoch that stays incomplete for many more lost a reply (an actor restarted
@@ -153,6 +158,10 @@ func (c *committer) settle(n int) {
 		delete(c.epochDone, e)
 		delete(c.full, e)
 		delete(c.merge, e)
+		if u, ok := c.uptimes[e]; ok {
+			c.uptime = u
+			delete(c.uptimes, e)
+		}
 		c.settled = e
 	}
 	c.closed = c.closed[n:]
@@ -163,14 +172,14 @@ func (c *committer) settle(n int) {
 // skips the units it already wrote, so nothing is enqueued twice, and units that
 // arrive meanwhile wait for the commit after it.
 func (c *committer) commit(ctx actor.Context) {
-	if c.retry == nil && len(c.units) > 0 {
+	if c.retry == nil && (len(c.units) > 0 || c.uptime != 0) {
 		b := c.spare
 		if b == nil {
 			b = c.env.store.NewBatch()
 		}
 		c.spare = nil
-		c.retry = &builtBatch{b: b, units: c.units}
-		c.units, c.delivered = nil, nil
+		c.retry = &builtBatch{b: b, units: c.units, uptime: c.uptime}
+		c.units, c.delivered, c.uptime = nil, nil, 0
 	}
 	p, start := c.retry, time.Now()
 	var err error
@@ -239,6 +248,12 @@ func (c *committer) write(p *builtBatch) error {
 			p.seqs = append(p.seqs, c.add(p.b, p.units[p.added]))
 			p.added++
 		}
+		if p.added == len(p.units) && p.uptime != 0 {
+			// After the epochs' states: with them, or after them if they took
+			// more than one transaction.
+			p.b.PutUptime(c.device, p.uptime)
+			p.uptime = 0
+		}
 		if err := c.env.store.Commit(p.b); err != nil {
 			return err
 		}
@@ -252,10 +267,11 @@ func (c *committer) write(p *builtBatch) error {
 // builtBatch is the units of one commit, the batch they are being written in, and
 // the outbox sequence numbers of those added to it so far.
 type builtBatch struct {
-	b     *persist.Batch
-	units []*unit
-	added int // units[:added] are in b or were committed from it
-	seqs  [][]uint64
+	b      *persist.Batch
+	units  []*unit
+	added  int // units[:added] are in b or were committed from it
+	seqs   [][]uint64
+	uptime int64 // to save after the units, if not 0
 }
 
 // handOn runs after a commit: committed results go to the sink, late records to

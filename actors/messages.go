@@ -110,6 +110,7 @@ type EpochClosed struct {
 	Expect int
 	Full   bool          // every actor with changes was asked (Flush.Scope nil)
 	done   chan struct{} // closed after the epoch is committed, for shutdown
+	uptime int64         // the device's uptime to save with the epoch, if not 0 (uptime.go)
 }
 
 // Flushed is one actor's uncommitted changes; the committer applies it atomically.

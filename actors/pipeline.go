@@ -48,7 +48,9 @@ type pipeline struct {
 	inflightGauge  prometheus.Gauge // set at every tick
 	nextFlush      int64
 	nextSourceTick int64
-	sourceTicked   atomic.Int64    // the time of the last source tick, which a woken source catches up on
+	sourceTicked   atomic.Int64 // the time of the last source tick, which a woken source catches up on
+	uptime         uptime
+	advancing      bool            // at the last source tick, a saved state extrapolated from the uptime
 	early          []earlySchedule // by window definition, for those with early firings
 	now            int64           // processing time of the last tick
 }
@@ -64,9 +66,10 @@ type earlySchedule struct {
 // sets dirty when it holds changes, so a flush skips the sources with nothing to say,
 // and sleep while its checks have nothing to do, so a tick skips it.
 type sourceHandle struct {
-	pid   *actor.PID
-	dirty atomic.Bool
-	sleep atomic.Pointer[sourceSleep] // nil while it wants every tick (source_sleep.go)
+	pid       *actor.PID
+	dirty     atomic.Bool
+	advancing atomic.Bool                 // its saved state extrapolates from the device's uptime
+	sleep     atomic.Pointer[sourceSleep] // nil while it wants every tick (source_sleep.go)
 }
 
 // keyRef is a window actor as the pipeline sees it. Its keyID is held as two fields,
@@ -151,7 +154,7 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
 	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
 	for i := range p.plan.streams {
-		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer, ticked: &p.sourceTicked}
+		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer, ticked: &p.sourceTicked, uptime: &p.uptime}
 	}
 	p.winDefs = make([]*windowDef, len(p.plan.windows))
 	for i := range p.plan.windows {
@@ -163,6 +166,7 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 		// Without its state the device would count records twice; stop it loudly.
 		panic(fmt.Errorf("loading state of device %s: %w", dev, err))
 	}
+	p.uptime.before = ix.Uptime
 	// persist logged each one; what they held starts empty.
 	p.env.metrics.Unreadable.WithLabelValues(dev).Add(float64(len(ix.Corrupt)))
 	for _, w := range p.plan.windows {
@@ -289,7 +293,10 @@ func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
 	if t.Now >= p.nextSourceTick {
 		p.nextSourceTick = t.Now + p.plan.minInterval
 		p.sourceTicked.Store(t.Now)
+		p.uptime.start(t.Now)
+		p.advancing = false
 		for _, s := range p.order {
+			p.advancing = p.advancing || s.advancing.Load()
 			if z := s.sleep.Load(); z != nil && t.Now < z.until {
 				z.skipped(t.Now)
 				continue
@@ -358,7 +365,11 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 			n++
 		}
 	}
-	ctx.Send(p.committer, &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, done: done})
+	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, done: done}
+	if scope == nil {
+		closed.uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
+	}
+	ctx.Send(p.committer, closed)
 }
 
 // fedFrom reports whether one of the streams that ever fed k is in scope.

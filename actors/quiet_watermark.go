@@ -111,24 +111,3 @@ func (s *source) sent(st watermark.Status) {
 		s.sentIdle, s.nextDue = st.Idle, s.plan.nextTimer(st.Watermark)
 	}
 }
-
-// idleSaveEvery is how far (ms) an idle stream's extrapolated watermark runs past
-// the one last saved before it is saved again. Saving it at every check cost a state
-// write per idle topic and commit, and after a kill -9 the stream only resumes up to
-// this much further back: its next window fires up to a second later.
-const idleSaveEvery = 1000
-
-// saveLater reports whether status st may wait to be saved: the stream was idle
-// when last saved and its watermark moved by extrapolation alone, less than
-// idleSaveEvery past the saved one.
-func (s *source) saveLater(st watermark.Status) bool {
-	return st.Idle && st.Watermark < s.savedFrom()
-}
-
-// savedFrom returns the watermark from which an idle status is saved.
-func (s *source) savedFrom() int64 {
-	if !s.savedIdle {
-		return watermark.Min
-	}
-	return watermark.AddSat(s.savedWatermark, idleSaveEvery)
-}

@@ -12,10 +12,10 @@ import (
 )
 
 // heard is a stand-in window actor and committer: it keeps the statuses its source
-// sends it and the watermarks of the stream states the source's flushes save.
+// sends it and the stream states the source's flushes save.
 type heard struct {
 	statuses []watermark.Status
-	saved    []int64
+	saved    []watermark.GeneratorState
 }
 
 func (h *heard) Receive(ctx actor.Context) {
@@ -26,7 +26,7 @@ func (h *heard) Receive(ctx actor.Context) {
 	case *Flushed:
 		for _, u := range m.Units {
 			if u.stream != nil {
-				h.saved = append(h.saved, u.stream.state.Watermark)
+				h.saved = append(h.saved, u.stream.state)
 			}
 		}
 	}
@@ -63,7 +63,9 @@ func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor
 	root = topo.system.Root
 	win = &heard{}
 	pid := root.Spawn(topo.env.props(func() actor.Actor { return win }))
-	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid, ticked: new(atomic.Int64)}
+	up := &uptime{before: 60_000}
+	up.start(0) // the device ran a minute before: its uptime is 60 s ahead of the processing time
+	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid, ticked: new(atomic.Int64), uptime: up}
 	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", &sourceHandle{}, nil, false) }))
 	root.Send(src, &keyBound{id: keyID{0, "a"}, pid: pid})
 	return root, src, win
@@ -144,19 +146,30 @@ func TestSoleFeederFollowsTheTopicFilterAndTheKey(t *testing.T) {
 	}
 }
 
-// TestAnIdleStreamSavesItsExtrapolatedWatermarkEverySecondOfIt checks that an idle
-// stream in advance mode, flushed every check, saves its extrapolated watermark only
-// once it ran idleSaveEvery past the one last saved.
-func TestAnIdleStreamSavesItsExtrapolatedWatermarkEverySecondOfIt(t *testing.T) {
+// TestAnIdleStreamSavesItsStateOnceIdle checks that an idle stream in advance mode,
+// flushed every check, saves its state when it goes idle and not as its watermark
+// extrapolates: the state saved holds the base, on the uptime clock, that a restart
+// drifts it from.
+func TestAnIdleStreamSavesItsStateOnceIdle(t *testing.T) {
 	root, src, win := quietSource(t, quietDevice("{topic_segment: 1}"))
 	root.Send(src, &MarkWatermark{Watermark: 5000, At: 0})
 	for now := int64(10); now <= 2500; now += 10 {
 		root.Send(src, &Tick{Now: now})
 		root.Send(src, &Flush{Epoch: uint64(now)})
 	}
+	var wms []int64
+	for _, st := range win.saved {
+		wms = append(wms, st.Watermark)
+	}
 	// Active at 5000 until the check at 70 declares it idle at 5070.
-	want := []int64{5000, 5070, 6070, 7070}
-	if !slices.Equal(win.saved, want) {
-		t.Errorf("saved watermarks %v, want %v", win.saved, want)
+	if want := []int64{5000, 5070}; !slices.Equal(wms, want) {
+		t.Fatalf("saved watermarks %v, want %v", wms, want)
+	}
+	last := win.saved[len(win.saved)-1]
+	if !last.Idle || last.Base != 5000 || last.BaseAt != 60_000 {
+		t.Errorf("saved idle state %+v, want the base 5000 at uptime 60000 (processing time 0)", last)
+	}
+	if got := last.Drifted(62_500).Watermark; got != 7500 {
+		t.Errorf("drifted to the uptime of the last check, the saved state has watermark %d, want 7500", got)
 	}
 }

@@ -37,14 +37,16 @@ type source struct {
 	restored *watermark.GeneratorState
 	reload   bool // a restart after a panic: state comes from the store
 	started  bool
-	dirty    bool // the emitted status changed since the last flush
+	dirty    bool // the status changed since the last flush, other than by time alone (uptime.go)
 	pending  pendingUnits
 	badLog   burstLog
 
 	// The idleness last sent to every window actor fed and their next timer after
-	// the watermark sent with it; the status last saved (quiet_watermark.go).
-	sentIdle, savedIdle     bool
-	nextDue, savedWatermark int64
+	// the watermark sent with it (quiet_watermark.go); the idleness and
+	// extrapolation base last saved (uptime.go).
+	sentIdle, savedIdle    bool
+	nextDue                int64
+	savedBase, savedBaseAt int64
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays
@@ -58,6 +60,7 @@ type sourceDef struct {
 	plan      *streamPlan
 	committer *actor.PID
 	ticked    *atomic.Int64 // the time of the pipeline's last source tick (source_sleep.go)
+	uptime    *uptime       // the pipeline's: idle states are saved on it
 }
 
 // stream is the concrete topic the source reads: its statistics hold the name, so the

@@ -149,10 +149,11 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
 		st := s.gen.State()
+		s.savedIdle, s.savedBase, s.savedBaseAt = st.Idle, st.Base, st.BaseAt
+		st = s.uptime.saved(st)
 		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: st})
-		s.savedIdle, s.savedWatermark = st.Idle, st.Watermark
+		s.handle.advancing.Store(st.Base != watermark.Min)
 		s.dirty = false
-		s.sleep(s.now) // the next save is due later
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))
 	// The reply tells the committer how many window answers to wait for, so it must

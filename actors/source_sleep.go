@@ -11,8 +11,8 @@ import (
 
 // Most of a gateway's sensors are quiet most of the time, and the periodic check of
 // a quiet stream finds nothing to do at almost every tick: it waits out the idle
-// timeout, or moves an idle stream's watermark short of any timer and any save
-// (quiet_watermark.go). Each check still cost a Tick and a mailbox turn per source
+// timeout, or moves an idle stream's watermark short of any timer
+// (quiet_watermark.go), which is not saved either (uptime.go). Each check still cost a Tick and a mailbox turn per source
 // and interval: a tenth of a core for 10,000 quiet sensors.
 //
 // So after its check a quiet source works out the first check that can do
@@ -75,17 +75,12 @@ func (s *source) nextUsefulCheck(d watermark.Drift) int64 {
 	if !d.Advancing() {
 		return s.gen.NextIdleChange() // the watermark holds until a record or mark
 	}
-	// Idle, extrapolating: a move is saved from where saveLater says and sent from
-	// where unheard does. While a save is pending the next commit takes the latest,
-	// and the flush looks again.
-	target := int64(math.MaxInt64)
-	if !s.dirty {
-		target = s.savedFrom()
+	// Idle, extrapolating: a move is sent from where unheard says, and never saved
+	// (uptime.go).
+	if len(s.fed) == 0 {
+		return math.MaxInt64
 	}
-	if len(s.fed) > 0 {
-		target = min(target, s.sentFrom(true))
-	}
-	return d.Reaches(target)
+	return d.Reaches(s.sentFrom(true))
 }
 
 // catchUp runs the check the pipeline skipped last, if it skipped any.

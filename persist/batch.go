@@ -171,6 +171,16 @@ func (b *Batch) PutStream(device, stream string, st watermark.GeneratorState) {
 	b.put(k, b.key(func(d []byte) []byte { return appendGeneratorState(d, st) }))
 }
 
+// PutUptime stores how long (ms) a device has run, over all its runs, as of this
+// batch. It is on the clock of the extrapolation bases in the streams' states it
+// saves, so a restart can work out how far an idle stream's watermark moved since
+// its state was saved (watermark.GeneratorState.Drifted) without counting the
+// time edged was down.
+func (b *Batch) PutUptime(device string, ms int64) {
+	k := b.key(func(d []byte) []byte { return uptimeKey(d, device) })
+	b.put(k, b.key(func(d []byte) []byte { return appendCounter(d, uint64(ms)) }))
+}
+
 // PutMark records that message id was applied to (window, key); the mark expires
 // after the store's DedupTTL.
 func (b *Batch) PutMark(device, window, key string, id uint64) {

@@ -29,8 +29,10 @@ func (e *DecodeError) Error() string { return fmt.Sprintf("decoding %s: %v", e.K
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 const (
-	generatorV1  = 1
-	generatorLen = 1 + 3*8 + 1
+	generatorV1    = 1
+	generatorV1Len = 1 + 3*8 + 1
+	generatorV2    = 2 // v1 and the extrapolation base of an idle stream
+	generatorV2Len = generatorV1Len + 2*8
 
 	valveV1 = 1
 	// minValveInput is the smallest encoded input: empty name, watermark, flags.
@@ -64,31 +66,43 @@ func flag(on bool, f byte) byte {
 }
 
 func appendGeneratorState(dst []byte, st watermark.GeneratorState) []byte {
-	dst = append(dst, generatorV1)
+	dst = append(dst, generatorV2)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(st.Max))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(st.LastArrival))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(st.Watermark))
-	return append(dst, flag(st.Seen, flagSeen)|flag(st.Idle, flagIdle))
+	dst = append(dst, flag(st.Seen, flagSeen)|flag(st.Idle, flagIdle))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(st.Base))
+	return binary.BigEndian.AppendUint64(dst, uint64(st.BaseAt))
 }
 
+// decodeGeneratorState reads both versions: a v1 state has no extrapolation base.
 func decodeGeneratorState(b []byte) (watermark.GeneratorState, error) {
-	if err := checkVersion(b, generatorV1); err != nil {
+	want := generatorV2Len
+	if len(b) > 0 && b[0] == generatorV1 {
+		want = generatorV1Len
+	} else if err := checkVersion(b, generatorV2); err != nil {
 		return watermark.GeneratorState{}, err
 	}
-	if len(b) != generatorLen {
-		return watermark.GeneratorState{}, fmt.Errorf("%w: %d bytes, want %d", ErrCorrupt, len(b), generatorLen)
+	if len(b) != want {
+		return watermark.GeneratorState{}, fmt.Errorf("%w: %d bytes, want %d", ErrCorrupt, len(b), want)
 	}
 	flags := b[25]
 	if flags&^(flagSeen|flagIdle) != 0 {
 		return watermark.GeneratorState{}, fmt.Errorf("%w: unknown flags %#x", ErrCorrupt, flags)
 	}
-	return watermark.GeneratorState{
+	st := watermark.GeneratorState{
 		Max:         int64(binary.BigEndian.Uint64(b[1:])),
 		LastArrival: int64(binary.BigEndian.Uint64(b[9:])),
 		Watermark:   int64(binary.BigEndian.Uint64(b[17:])),
 		Seen:        flags&flagSeen != 0,
 		Idle:        flags&flagIdle != 0,
-	}, nil
+		Base:        watermark.Min,
+	}
+	if want == generatorV2Len {
+		st.Base = int64(binary.BigEndian.Uint64(b[26:]))
+		st.BaseAt = int64(binary.BigEndian.Uint64(b[34:]))
+	}
+	return st, nil
 }
 
 // appendValve encodes a window actor's valve and its operator's watermark; the

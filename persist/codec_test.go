@@ -12,14 +12,24 @@ import (
 func TestGeneratorStatesRoundTrip(t *testing.T) {
 	for _, st := range []watermark.GeneratorState{
 		{},
-		{Max: math.MinInt64, LastArrival: -1, Watermark: math.MinInt64},
-		{Max: 1733140000000, LastArrival: 99, Watermark: 1733139999000, Seen: true, Idle: true},
-		{Seen: true},
+		{Max: math.MinInt64, LastArrival: -1, Watermark: math.MinInt64, Base: math.MinInt64},
+		{Max: 1733140000000, LastArrival: 99, Watermark: 1733139999000, Seen: true, Idle: true, Base: 1733139998000, BaseAt: -5},
+		{Seen: true, Base: math.MaxInt64, BaseAt: math.MaxInt64},
 	} {
 		got, err := decodeGeneratorState(appendGeneratorState(nil, st))
 		if err != nil || got != st {
 			t.Errorf("round trip of %+v = %+v, %v", st, got, err)
 		}
+	}
+}
+
+// A state saved by an edged before version 2 has no extrapolation base: it
+// restores the watermark it saved.
+func TestAVersion1GeneratorStateHasNoBase(t *testing.T) {
+	v1 := []byte{1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 5, 3}
+	want := watermark.GeneratorState{Max: 7, LastArrival: 9, Watermark: 5, Seen: true, Idle: true, Base: watermark.Min}
+	if got, err := decodeGeneratorState(v1); err != nil || got != want {
+		t.Fatalf("decoded %+v, %v; want %+v", got, err, want)
 	}
 }
 
@@ -49,9 +59,11 @@ func TestDecodersRejectUnknownVersionsAndDamagedValues(t *testing.T) {
 		want   error
 	}{
 		{"empty generator state", decodeGen, nil, ErrCorrupt},
-		{"generator state of version 2", decodeGen, append([]byte{2}, gen[1:]...), ErrUnknownVersion},
+		{"generator state of version 3", decodeGen, append([]byte{3}, gen[1:]...), ErrUnknownVersion},
 		{"truncated generator state", decodeGen, gen[:10], ErrCorrupt},
-		{"generator state with unknown flags", decodeGen, append(gen[:25:25], 0x80), ErrCorrupt},
+		{"version 2 generator state of version 1's length", decodeGen, gen[:26], ErrCorrupt},
+		{"version 1 generator state of version 2's length", decodeGen, append([]byte{1}, gen[1:]...), ErrCorrupt},
+		{"generator state with unknown flags", decodeGen, append(append(gen[:25:25], 0x80), gen[26:]...), ErrCorrupt},
 		{"valve of version 9", decodeV, append([]byte{9}, valve[1:]...), ErrUnknownVersion},
 		{"truncated valve", decodeV, valve[:len(valve)-1], ErrCorrupt},
 		{"valve with a trailing byte", decodeV, append(valve, 0), ErrCorrupt},
@@ -77,8 +89,12 @@ func FuzzDecodeGeneratorState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got := appendGeneratorState(nil, st); string(got) != string(b) {
+		// A version 1 state is written back as version 2.
+		if got := appendGeneratorState(nil, st); string(got) != string(b) && b[0] != 1 {
 			t.Fatalf("decoded %x as %+v, which encodes as %x", b, st, got)
+		}
+		if again, err := decodeGeneratorState(appendGeneratorState(nil, st)); err != nil || again != st {
+			t.Fatalf("decoded %x as %+v; re-encoding decodes as %+v, %v", b, st, again, err)
 		}
 	})
 }

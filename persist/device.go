@@ -12,7 +12,8 @@ import (
 
 // DeviceState is everything persisted for one device, as a restart needs it.
 type DeviceState struct {
-	Streams    map[string]watermark.GeneratorState // by stream
+	Streams    map[string]watermark.GeneratorState // by stream, drifted to Uptime (see StreamState)
+	Uptime     int64                               // the last uptime saved (Batch.PutUptime); 0 if none
 	Keys       []KeyState                          // by window, then key
 	WindowDefs map[string][]byte                   // by window
 	// Corrupt lists the values that could not be decoded; they are left out of the
@@ -50,7 +51,10 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		}
 		return k
 	}
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.db.View(func(txn *badger.Txn) (err error) {
+		if ds.Uptime, err = s.uptime(txn, device, &ds.Corrupt); err != nil {
+			return err
+		}
 		return s.scanValues(txn, device, []byte{tagDef, tagStream, tagValve, tagWindow}, func(tag byte, r keyReader, v []byte) error {
 			switch tag {
 			case tagDef:
@@ -68,7 +72,7 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 				if err != nil {
 					return err
 				}
-				ds.Streams[stream] = st
+				ds.Streams[stream] = st.Drifted(ds.Uptime)
 			case tagValve:
 				window, key := r.seg(), r.seg()
 				if err := r.done(); err != nil {

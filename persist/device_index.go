@@ -26,6 +26,7 @@ type DeviceIndex struct {
 	WindowDefs map[string][]byte // by window
 	Streams    []StreamState     // by stream
 	Keys       []KeyName         // keys with a valve or windows, by window, then key
+	Uptime     int64             // the last uptime saved (Batch.PutUptime); 0 if none
 	// Corrupt lists the generator states that could not be decoded and the keys that
 	// could not be parsed; they are left out of the fields above.
 	Corrupt []*DecodeError
@@ -35,7 +36,10 @@ type DeviceIndex struct {
 	txn    *badger.Txn // the snapshot; nil once closed
 }
 
-// StreamState is one stream's saved generator state.
+// StreamState is one stream's saved generator state, drifted to the device's last
+// saved uptime (Batch.PutUptime): the state of an idle stream is saved when it goes
+// idle, not as its watermark moves with time, so this is the state it had when the
+// uptime was saved.
 type StreamState struct {
 	Stream string
 	State  watermark.GeneratorState
@@ -57,8 +61,11 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 	}()
 	defer s.recovered(fmt.Sprintf("indexing device %q", device), &err) // before the Close above
 	var streams blocks[StreamState]
-	err = func(txn *badger.Txn) error {
-		err := s.scanValues(txn, device, []byte{tagDef, tagStream}, func(tag byte, r keyReader, v []byte) error {
+	err = func(txn *badger.Txn) (err error) {
+		if ix.Uptime, err = s.uptime(txn, device, &ix.Corrupt); err != nil {
+			return err
+		}
+		err = s.scanValues(txn, device, []byte{tagDef, tagStream}, func(tag byte, r keyReader, v []byte) error {
 			name := r.seg()
 			if err := r.done(); err != nil {
 				return err
@@ -69,7 +76,7 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 			}
 			st, err := decodeGeneratorState(v)
 			if err == nil {
-				streams.add(StreamState{name, st})
+				streams.add(StreamState{name, st.Drifted(ix.Uptime)})
 			}
 			return err
 		}, &ix.Corrupt)
@@ -272,25 +279,36 @@ func (c *cursor) seek(k []byte) *badger.Iterator {
 
 func (c *cursor) close() { c.it.Close() }
 
-// LoadStream reads one stream's generator state as the store holds it now; ok is false
-// if none is stored or it does not decode (logged, as by LoadDevice).
+// LoadStream reads one stream's generator state as the store holds it now, drifted
+// to the device's uptime (see StreamState); ok is false if none is stored or it
+// does not decode (logged, as by LoadDevice).
 func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, ok bool, err error) {
 	defer s.recovered(fmt.Sprintf("loading stream %q of device %q", stream, device), &err)
 	k := streamKey(nil, device, stream)
+	var corrupt []*DecodeError
 	err = s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(k)
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error {
+		err = item.Value(func(v []byte) error {
 			var derr error
 			if st, derr = decodeGeneratorState(v); derr != nil {
-				s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", &DecodeError{Key: describeKey(k), Err: derr})
+				corrupt = append(corrupt, &DecodeError{Key: describeKey(k), Err: derr})
 			}
 			ok = derr == nil
 			return nil
 		})
+		if err != nil || !ok {
+			return err
+		}
+		up, err := s.uptime(txn, device, &corrupt)
+		st = st.Drifted(up)
+		return err
 	})
+	for _, e := range corrupt {
+		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
+	}
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return st, false, nil
 	}
@@ -298,6 +316,28 @@ func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, 
 		return st, false, fmt.Errorf("loading stream %q of device %q from state in %s: %w", stream, device, s.where, err)
 	}
 	return st, ok, nil
+}
+
+// uptime reads the device's uptime in txn. An unreadable one is reported in corrupt
+// and read as 0: idle streams then resume from the watermarks they saved.
+func (s *Store) uptime(txn *badger.Txn, device string, corrupt *[]*DecodeError) (ms int64, err error) {
+	k := uptimeKey(nil, device)
+	item, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	err = item.Value(func(v []byte) error {
+		u, derr := decodeCounter(v)
+		if derr != nil {
+			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(k), Err: derr})
+		}
+		ms = int64(u)
+		return nil
+	})
+	return ms, err
 }
 
 // scanValues calls f with the rest of the key after the device, and the value, for

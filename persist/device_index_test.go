@@ -198,3 +198,68 @@ func TestLoadKeysSkipsAndGoesBack(t *testing.T) {
 		}
 	}
 }
+
+// A device's uptime is its own: the index reads the latest saved, devices with a
+// 0x00 in the name do not share it, it lists the device, and deleting the device
+// deletes it. Every loader drifts an idle stream's state to it.
+func TestUptimeIsSavedPerDeviceAndDriftsItsStreams(t *testing.T) {
+	s := openStore(t, Options{Durability: Memory})
+	idle := watermark.GeneratorState{Seen: true, Idle: true, Watermark: 5_000, Base: 4_000, BaseAt: 700}
+	for _, ms := range []int64{1_000, 2_500} {
+		b := s.NewBatch()
+		b.PutStream("dev", "s/1", idle)
+		b.PutUptime("dev", ms)
+		b.PutUptime("dev\x00", ms*10)
+		if err := s.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := idle
+	want.Watermark = 4_000 + 2_500 - 700
+	ix, err := s.LoadIndex("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if ix.Uptime != 2_500 || len(ix.Streams) != 1 || ix.Streams[0].State != want {
+		t.Errorf("index: uptime %d, streams %+v; want 2500 and %+v", ix.Uptime, ix.Streams, want)
+	}
+	if st, ok, err := s.LoadStream("dev", "s/1"); err != nil || !ok || st != want {
+		t.Errorf("LoadStream = %+v, %v, %v; want %+v", st, ok, err, want)
+	}
+	if ds, err := s.LoadDevice("dev"); err != nil || ds.Uptime != 2_500 || ds.Streams["s/1"] != want {
+		t.Errorf("LoadDevice = %+v, %v; want uptime 2500 and %+v", ds, err, want)
+	}
+	ix, err = s.LoadIndex("dev\x00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if ix.Uptime != 25_000 {
+		t.Errorf("uptime of dev\\x00 = %d, want 25000", ix.Uptime)
+	}
+	if ds, err := s.Devices(); err != nil || !slices.Equal(ds, []string{"dev", "dev\x00"}) {
+		t.Errorf("Devices = %q, %v", ds, err)
+	}
+	if err := s.DeleteDevice("dev"); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := s.LoadDevice("dev"); err != nil || ds.Uptime != 0 {
+		t.Errorf("after DeleteDevice, LoadDevice = %+v, %v; want no uptime", ds, err)
+	}
+}
+
+func TestAnUnreadableUptimeIsReportedAndReadAsZero(t *testing.T) {
+	s := openStore(t, Options{Durability: Memory})
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(uptimeKey(nil, "dev"), []byte{9}) }); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := s.LoadIndex("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if ix.Uptime != 0 || len(ix.Corrupt) != 1 || !strings.Contains(ix.Corrupt[0].Error(), `u/"dev"`) {
+		t.Errorf("uptime %d, corrupt %v; want 0 and the key named", ix.Uptime, ix.Corrupt)
+	}
+}

@@ -13,6 +13,7 @@ const (
 	tagWindow  byte = 'w' // w/<device>/<window>/<key>/<start>: window state
 	tagValve   byte = 'v' // v/<device>/<window>/<key>: valve
 	tagStream  byte = 's' // s/<device>/<stream>: generator state
+	tagUptime  byte = 'u' // u/<device>: how long the device has run (see PutUptime)
 	tagMark    byte = 'm' // m/<device>/<window>/<key>/<id>: dedup mark
 	tagOutbox  byte = 'o' // o/<queue>/<seq>: outbox entry
 	tagCounter byte = 'q' // q/<queue>: last sequence number allocated
@@ -24,7 +25,7 @@ const (
 var commitKey = []byte{tagCommit}
 
 // deviceTags are the tags whose keys belong to a device.
-var deviceTags = []byte{tagDef, tagWindow, tagValve, tagStream, tagMark}
+var deviceTags = []byte{tagDef, tagWindow, tagValve, tagStream, tagMark, tagUptime}
 
 // A name segment is its bytes with 0x00 escaped as 0x00 0xFF, followed by 0x00 0x01.
 // No name can contain the terminator, a segment is never a prefix of another, and
@@ -73,6 +74,10 @@ func windowKey(dst []byte, k WindowKey) []byte {
 
 func valveKey(dst []byte, device, window, key string) []byte {
 	return appendSeg(appendSeg(appendSeg(append(dst, tagValve), device), window), key)
+}
+
+func uptimeKey(dst []byte, device string) []byte {
+	return appendSeg(append(dst, tagUptime), device)
 }
 
 func streamKey(dst []byte, device, stream string) []byte {
@@ -170,7 +175,7 @@ func describeKey(k []byte) string {
 		return "c (commit count)"
 	}
 	r := keyReader{b: k[1:]}
-	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1}[k[0]]
+	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1, tagUptime: 1}[k[0]]
 	parts := []string{string(k[:1])}
 	for range segs {
 		parts = append(parts, fmt.Sprintf("%q", r.seg()))

@@ -24,26 +24,38 @@ func (g *Generator) countdown() countdown {
 func TestDriftAndNextIdleChangePredictTheChecksOfAQuietStream(t *testing.T) {
 	rapidDefaults(t)
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := drawConfig(t)
-		g := NewGenerator(cfg)
-		now := rapid.Int64Range(0, 1_000_000).Draw(t, "start")
-		for range rapid.IntRange(1, 40).Draw(t, "steps") {
-			now += rapid.Int64Range(0, 3_000).Draw(t, "dt")
-			switch rapid.IntRange(0, 5).Draw(t, "action") {
-			case 0, 1:
-				g.Observe(rapid.Int64Range(900_000, 1_100_000).Draw(t, "ts"), now)
-			case 2:
-				g.Mark(rapid.Int64Range(800_000, 1_100_000).Draw(t, "mark"), now)
-			case 3:
-				st := g.State()
-				g = NewGenerator(cfg)
-				g.Restore(st, now)
-			default:
-				g.Tick(now)
-				checkQuietChecks(t, g, now, rapid.Int64Range(1, 700).Draw(t, "interval"))
+		randomSteps(t, func(g *Generator, now int64) {
+			checkQuietChecks(t, g, now, rapid.Int64Range(1, 700).Draw(t, "interval"))
+		})
+	})
+}
+
+// randomSteps runs records, marks, restarts and checks at random on a generator
+// of a random config, calls checked after each check, and returns the generator
+// and the time of its last step.
+func randomSteps(t *rapid.T, checked func(g *Generator, now int64)) (*Generator, int64) {
+	cfg := drawConfig(t)
+	g := NewGenerator(cfg)
+	now := rapid.Int64Range(0, 1_000_000).Draw(t, "start")
+	for range rapid.IntRange(1, 40).Draw(t, "steps") {
+		now += rapid.Int64Range(0, 3_000).Draw(t, "dt")
+		switch rapid.IntRange(0, 5).Draw(t, "action") {
+		case 0, 1:
+			g.Observe(rapid.Int64Range(900_000, 1_100_000).Draw(t, "ts"), now)
+		case 2:
+			g.Mark(rapid.Int64Range(800_000, 1_100_000).Draw(t, "mark"), now)
+		case 3:
+			st := g.State()
+			g = NewGenerator(cfg)
+			g.Restore(st, now)
+		default:
+			g.Tick(now)
+			if checked != nil {
+				checked(g, now)
 			}
 		}
-	})
+	}
+	return g, now
 }
 
 // checkQuietChecks ticks a copy of g every interval after now, as the pipeline
@@ -129,5 +141,43 @@ func TestNextIdleChange(t *testing.T) {
 	never.Tick(0)
 	if got := never.NextIdleChange(); got != math.MaxInt64 {
 		t.Fatalf("no idle timeout: %d, want MaxInt64", got)
+	}
+}
+
+// A saved state drifted to a later time must hold the watermark the generator
+// it was saved from reports at a check then, if only checks came: what a
+// restart restores for a stream whose saves stopped when it went idle.
+func TestADriftedStateHasTheWatermarkOfTheChecksItSkipped(t *testing.T) {
+	rapidDefaults(t)
+	rapid.Check(t, func(t *rapid.T) {
+		g, now := randomSteps(t, nil)
+		st := g.State()
+		at := now + rapid.Int64Range(0, 100_000).Draw(t, "later")
+		c := *g
+		wm, _ := c.Tick(at)
+		got := st.Drifted(at)
+		switch {
+		case st.Idle && got.Watermark != wm.Watermark:
+			t.Fatalf("idle state %+v drifted to %d has watermark %d, a check then reports %d", st, at, got.Watermark, wm.Watermark)
+		case !st.Idle && got != st:
+			t.Fatalf("active state %+v drifted to %d became %+v", st, at, got)
+		}
+	})
+}
+
+func TestDriftedSaturatesAndNeverGoesBack(t *testing.T) {
+	st := GeneratorState{Watermark: 5_000, Idle: true, Base: 4_000, BaseAt: 100}
+	for _, c := range []struct{ at, want int64 }{
+		{0, 5_000},     // the clock before BaseAt: nothing elapsed
+		{1_100, 5_000}, // base + elapsed below the watermark
+		{2_100, 6_000}, // past it
+		{math.MaxInt64, math.MaxInt64},
+	} {
+		if got := st.Drifted(c.at).Watermark; got != c.want {
+			t.Errorf("Drifted(%d) = %d, want %d", c.at, got, c.want)
+		}
+	}
+	if held := (GeneratorState{Watermark: 5_000, Idle: true, Base: Min}); held.Drifted(1e9) != held {
+		t.Errorf("a state without a base drifted: %+v", held.Drifted(1e9))
 	}
 }

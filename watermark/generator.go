@@ -154,7 +154,11 @@ func (g *Generator) Peek(now int64) (Status, bool) {
 
 // State returns what must survive a restart.
 func (g *Generator) State() GeneratorState {
-	return GeneratorState{Max: g.max, LastArrival: g.arrival, Watermark: g.wm, Seen: g.seen, Idle: g.idle}
+	st := GeneratorState{Max: g.max, LastArrival: g.arrival, Watermark: g.wm, Seen: g.seen, Idle: g.idle, Base: Min}
+	if g.Drift().Advancing() {
+		st.Base, st.BaseAt = g.base, g.baseAt
+	}
+	return st
 }
 
 // Restore replaces the generator's state with s, read back after a restart
@@ -165,7 +169,8 @@ func (g *Generator) State() GeneratorState {
 // stream's messages, and the restart replays that backlog; counting the
 // downtime as idleness would extrapolate the watermark over it and make the
 // whole backlog late. For the same reason an idle stream in Advance mode
-// resumes extrapolating from s.Watermark at now.
+// resumes extrapolating from s.Watermark at now: s.Base and s.BaseAt are
+// ignored (see GeneratorState.Drifted).
 //
 // The skew guard, by contrast, keeps measuring from s.LastArrival: the
 // device's clock did run during the downtime, and a backlog with a gap in it

@@ -2,6 +2,7 @@ package watermark
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -323,22 +324,29 @@ func TestGeneratorStateReflectsWhatWasAccepted(t *testing.T) {
 		want  GeneratorState
 	}{
 		{"a new generator has seen nothing", nil,
-			GeneratorState{Max: Min, Watermark: Min}},
+			GeneratorState{Max: Min, Watermark: Min, Base: Min}},
 		{"accepted records set max, arrival and watermark", []step{
 			observe(10_000, 100, Accepted), observe(9_000, 200, Accepted),
-		}, GeneratorState{Max: 10_000, LastArrival: 200, Watermark: 8_999, Seen: true}},
+		}, GeneratorState{Max: 10_000, LastArrival: 200, Watermark: 8_999, Seen: true, Base: Min}},
 		{"a future record changes nothing", []step{
 			observe(10_000, 100, Accepted), observe(50_000, 200, Future),
-		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true}},
-		{"idleness and the extrapolated watermark are kept", []step{
+		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true, Base: Min}},
+		{"idleness, the extrapolated watermark and where it is extrapolated from are kept", []step{
 			observe(10_000, 100, Accepted), tick(100, 8_999, active, true), tick(200, 8_999, active, false), tick(5_201, 14_100, idle, true),
-		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 14_100, Seen: true, Idle: true}},
+		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 14_100, Seen: true, Idle: true, Base: 8_999, BaseAt: 100}},
+		{"an idle stream that holds has nothing to extrapolate from", []step{
+			observe(10_000, 100, Accepted), tick(100, 8_999, active, true), tick(200, 8_999, active, false), tick(5_201, 8_999, idle, true),
+		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true, Idle: true, Base: Min}},
 		{"a restart keeps the last arrival, which the skew guard measures from", []step{
 			observe(10_000, 100, Accepted), restart(9_000),
-		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true}},
+		}, GeneratorState{Max: 10_000, LastArrival: 100, Watermark: 8_999, Seen: true, Base: Min}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			cfg := cfg
+			if strings.Contains(c.name, "holds") {
+				cfg.IdleMode = Hold
+			}
 			if got := runSteps(t, cfg, c.steps).State(); got != c.want {
 				t.Fatalf("State() = %+v, want %+v", got, c.want)
 			}

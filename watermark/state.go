@@ -7,6 +7,22 @@ type GeneratorState struct {
 	Watermark   int64 // last watermark emitted; never goes backwards
 	Seen        bool  // a record has been accepted
 	Idle        bool
+
+	// While the stream is idle in Advance mode its watermark moves with processing
+	// time from Base at BaseAt (Drift), so its owner need not save every move:
+	// Drifted recomputes it. Base is Min otherwise.
+	Base, BaseAt int64
+}
+
+// Drifted returns s with the watermark that checks up to processing time t would
+// have reported if nothing but checks had come: a stream idle in Advance mode
+// moves on, any other keeps its watermark (a restart starts the idleness
+// countdown afresh, see Restore). t is on the clock BaseAt was taken from.
+func (s GeneratorState) Drifted(t int64) GeneratorState {
+	if s.Base != Min {
+		s.Watermark = max(s.Watermark, AddSat(s.Base, elapsed(t, s.BaseAt)))
+	}
+	return s
 }
 
 // ValveInput is one input of a Valve as persisted.
