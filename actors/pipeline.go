@@ -328,7 +328,9 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 	f := &Flush{Epoch: p.epoch, Scope: scope}
 	n := 0
 	ask := func(s *sourceHandle) {
-		if s.dirty.Swap(false) {
+		// Most of a gateway's sources have nothing to say: a load does not write
+		// their handle's cache line, as a swap would at every flush.
+		if s.dirty.Load() && s.dirty.Swap(false) {
 			ctx.Send(s.pid, f)
 			n++
 		}

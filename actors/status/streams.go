@@ -23,7 +23,7 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 	if s.prev != nil {
 		dt = float64(now-s.prev.at) / 1000
 	}
-	var all []*Topic
+	var all []lagged
 	s.streams.each(func(g *streamGroup) {
 		for _, t := range g.topics {
 			n := t.Records.load()
@@ -37,28 +37,37 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 				t.since, t.wasIdle = now, idle
 			}
 			t.sampled = true
-			all = append(all, t)
+			all = append(all, lagged{lagOrder(t), t})
 		}
 	})
-	slices.SortFunc(all, func(a, b *Topic) int {
-		if c := cmp.Compare(lagOrder(b), lagOrder(a)); c != 0 {
+	// The lags are read once, not at each of the sort's comparisons: a gateway has
+	// thousands of topics, sorted every sample.
+	slices.SortFunc(all, func(a, b lagged) int {
+		if c := cmp.Compare(b.order, a.order); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.group.device, b.group.device), cmp.Compare(a.topic, b.topic))
+		return cmp.Or(cmp.Compare(a.t.group.device, b.t.group.device), cmp.Compare(a.t.topic, b.t.topic))
 	})
 	st.StreamsTotal = len(all)
 	rows := all[:min(len(all), statusMaxStreams)]
 	st.Streams = make([]StreamStatus, len(rows))
-	for i, t := range rows {
-		st.Streams[i] = streamRow(t, now)
+	for i, r := range rows {
+		st.Streams[i] = streamRow(r.t, now)
 	}
 	lags := make(map[string]float64, lagKept)
-	for _, t := range all[:min(len(all), lagKept)] {
+	for _, r := range all[:min(len(all), lagKept)] {
+		t := r.t
 		if v := t.Lag.Get(); v != 0 {
 			lags[t.group.device+"/"+t.topic] = math.Round(v * 1000)
 		}
 	}
 	s.ring.add(now, lags)
+}
+
+// lagged is a topic with its lag as sampled, to sort by.
+type lagged struct {
+	order float64 // lagOrder
+	t     *Topic
 }
 
 // lagOrder sorts topics with no lag yet after every topic with one.
