@@ -55,16 +55,14 @@ windows:
 }
 
 // quietSource spawns a source of device yaml for topic t/a, bound to a stand-in
-// window actor, which also stands in for the committer.
-func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor.PID, win *heard) {
+// window actor, which also stands in for the committer. It saves idle states on up.
+func quietSource(t *testing.T, yaml string, up *uptime) (root *actor.RootContext, src *actor.PID, win *heard) {
 	t.Helper()
 	topo, _, _ := newTestTopology(t, yaml)
 	p := topo.router.devices[0].plan
 	root = topo.system.Root
 	win = &heard{}
 	pid := root.Spawn(topo.env.props(func() actor.Actor { return win }))
-	up := &uptime{before: 60_000}
-	up.start(0) // the device ran a minute before: its uptime is 60 s ahead of the processing time
 	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid, ticked: new(atomic.Int64), uptime: up}
 	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", &sourceHandle{}, nil, false) }))
 	root.Send(src, &keyBound{id: keyID{0, "a"}, pid: pid})
@@ -75,7 +73,7 @@ func quietSource(t *testing.T, yaml string) (root *actor.RootContext, src *actor
 // idleness, and returns what its window actor heard.
 func feedQuiet(t *testing.T, yaml string) []watermark.Status {
 	t.Helper()
-	root, src, win := quietSource(t, yaml)
+	root, src, win := quietSource(t, yaml, minuteUp())
 	for _, wm := range []int64{100, 500, 998, 999, 1000, 1298, 1299, 1300, 1998} {
 		root.Send(src, &MarkWatermark{Watermark: wm, At: 0})
 	}
@@ -151,7 +149,7 @@ func TestSoleFeederFollowsTheTopicFilterAndTheKey(t *testing.T) {
 // extrapolates: the state saved holds the base, on the uptime clock, that a restart
 // drifts it from.
 func TestAnIdleStreamSavesItsStateOnceIdle(t *testing.T) {
-	root, src, win := quietSource(t, quietDevice("{topic_segment: 1}"))
+	root, src, win := quietSource(t, quietDevice("{topic_segment: 1}"), minuteUp())
 	root.Send(src, &MarkWatermark{Watermark: 5000, At: 0})
 	for now := int64(10); now <= 2500; now += 10 {
 		root.Send(src, &Tick{Now: now})
@@ -171,5 +169,35 @@ func TestAnIdleStreamSavesItsStateOnceIdle(t *testing.T) {
 	}
 	if got := last.Drifted(62_500).Watermark; got != 7500 {
 		t.Errorf("drifted to the uptime of the last check, the saved state has watermark %d, want 7500", got)
+	}
+}
+
+// minuteUp is the uptime of a device that ran a minute before: 60 s ahead of the
+// processing time.
+func minuteUp() *uptime {
+	up := &uptime{before: 60_000}
+	up.start(0)
+	return up
+}
+
+// A source that goes idle before its pipeline's uptime clock starts saves no base,
+// and saves its state again, with the base, once the clock runs.
+func TestAnIdleStateSavedBeforeTheUptimeStartsIsSavedAgain(t *testing.T) {
+	up := &uptime{before: 60_000}
+	root, src, win := quietSource(t, quietDevice("{topic_segment: 1}"), up)
+	root.Send(src, &MarkWatermark{Watermark: 5000, At: 0})
+	for now := int64(10); now <= 200; now += 10 {
+		if now == 150 {
+			up.start(150)
+		}
+		root.Send(src, &Tick{Now: now})
+		root.Send(src, &Flush{Epoch: uint64(now)})
+	}
+	n := len(win.saved)
+	if n < 2 || win.saved[n-2].Base != watermark.Min || !win.saved[n-2].Idle {
+		t.Fatalf("saved %+v: want an idle state without a base before the uptime started", win.saved)
+	}
+	if last := win.saved[n-1]; !last.Idle || last.Base != 5000 || last.BaseAt != 60_000-150 {
+		t.Errorf("the last state saved is %+v, want the base 5000 at uptime %d", last, 60_000-150)
 	}
 }

@@ -149,10 +149,12 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
 		st := s.gen.State()
-		s.savedIdle, s.savedBase, s.savedBaseAt = st.Idle, st.Base, st.BaseAt
-		st = s.uptime.saved(st)
-		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: st})
-		s.handle.advancing.Store(st.Base != watermark.Min)
+		saved := s.uptime.saved(st)
+		// A base the uptime could not take yet is saved at the next change.
+		s.savedIdle = st.Idle && (saved.Base != watermark.Min) == (st.Base != watermark.Min)
+		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt
+		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: saved})
+		s.handle.advancing.Store(saved.Base != watermark.Min)
 		s.dirty = false
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))
