@@ -254,10 +254,7 @@ func windowsKind(k mqtt.ValueKind) windows.ValueKind {
 	return windows.Missing
 }
 
-func (s *source) status() watermark.Status {
-	st := s.gen.State()
-	return watermark.Status{Watermark: st.Watermark, Idle: st.Idle}
-}
+func (s *source) status() watermark.Status { return s.gen.Status() }
 
 func (s *source) onTick(ctx actor.Context, now int64) {
 	s.begin(now)

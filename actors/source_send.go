@@ -149,9 +149,8 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty {
 		st := s.gen.State()
-		saved := s.uptime.saved(st)
-		// A base the uptime could not take yet is saved at the next change.
-		s.savedIdle = st.Idle && (saved.Base != watermark.Min) == (st.Base != watermark.Min)
+		saved, kept := s.uptime.saved(st)
+		s.savedIdle = st.Idle && kept // a base the uptime could not take yet is saved at the next change
 		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt
 		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: saved})
 		s.handle.advancing.Store(saved.Base != watermark.Min)

@@ -78,17 +78,17 @@ func (u *uptime) due(now int64, advancing, last bool) (int64, bool) {
 }
 
 // saved returns st as it is saved: its base taken on the uptime clock, or none if
-// that has not started (it then restores the watermark it saved).
-func (u *uptime) saved(st watermark.GeneratorState) watermark.GeneratorState {
+// that has not started (it then restores the watermark it saved, and kept is false).
+func (u *uptime) saved(st watermark.GeneratorState) (_ watermark.GeneratorState, kept bool) {
 	if st.Base == watermark.Min {
-		return st
+		return st, true
 	}
-	if at, ok := u.at(st.BaseAt); ok {
-		st.BaseAt = at
-	} else {
-		st.Base, st.BaseAt = watermark.Min, 0
+	at, ok := u.at(st.BaseAt) // 0 if not
+	if !ok {
+		st.Base = watermark.Min
 	}
-	return st
+	st.BaseAt = at
+	return st, ok
 }
 
 // saveLater reports whether the source may leave its status unsaved: it was idle

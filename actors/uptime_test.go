@@ -15,11 +15,11 @@ func TestUptimeContinuesFromTheLastRunWithoutTheDowntime(t *testing.T) {
 		t.Fatal("the uptime is known before the clock started")
 	}
 	idle := watermark.GeneratorState{Idle: true, Watermark: 1_400, Base: 1_000, BaseAt: 100_000}
-	if got := first.saved(idle); got.Base != watermark.Min {
+	if got, kept := first.saved(idle); got.Base != watermark.Min || kept {
 		t.Fatalf("saved before the clock started: %+v, want no base", got)
 	}
 	first.start(100_000)
-	saved := first.saved(idle)
+	saved, _ := first.saved(idle)
 	if saved.BaseAt != 0 {
 		t.Fatalf("the base taken at the first tick is at uptime %d, want 0", saved.BaseAt)
 	}

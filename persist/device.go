@@ -107,9 +107,7 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	for _, e := range ds.Corrupt {
-		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
-	}
+	s.logUnreadable(device, ds.Corrupt)
 	return ds, nil
 }
 

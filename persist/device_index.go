@@ -90,9 +90,7 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("indexing device %q in state in %s: %w", device, s.where, err)
 	}
-	for _, e := range ix.Corrupt {
-		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
-	}
+	s.logUnreadable(device, ix.Corrupt)
 	return ix, nil
 }
 
@@ -243,9 +241,7 @@ func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*K
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading keys of device %q from state in %s: %w", device, s.where, err)
 	}
-	for _, e := range corrupt {
-		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
-	}
+	s.logUnreadable(device, corrupt)
 	return states, corrupt, nil
 }
 
@@ -306,9 +302,7 @@ func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, 
 		st = st.Drifted(up)
 		return err
 	})
-	for _, e := range corrupt {
-		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
-	}
+	s.logUnreadable(device, corrupt)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return st, false, nil
 	}
@@ -338,6 +332,14 @@ func (s *Store) uptime(txn *badger.Txn, device string, corrupt *[]*DecodeError) 
 		return nil
 	})
 	return ms, err
+}
+
+// logUnreadable logs the values of a device that could not be decoded and were left
+// out of what was loaded.
+func (s *Store) logUnreadable(device string, errs []*DecodeError) {
+	for _, e := range errs {
+		s.log.Warn("a stored value is unreadable and was left out", "device", device, "err", e)
+	}
 }
 
 // scanValues calls f with the rest of the key after the device, and the value, for

@@ -152,6 +152,9 @@ func (g *Generator) Peek(now int64) (Status, bool) {
 	return s, changed
 }
 
+// Status returns the watermark and idleness last emitted, as a record meets them.
+func (g *Generator) Status() Status { return Status{Watermark: g.wm, Idle: g.idle} }
+
 // State returns what must survive a restart.
 func (g *Generator) State() GeneratorState {
 	st := GeneratorState{Max: g.max, LastArrival: g.arrival, Watermark: g.wm, Seen: g.seen, Idle: g.idle, Base: Min}

@@ -19,9 +19,7 @@ type GeneratorState struct {
 // moves on, any other keeps its watermark (a restart starts the idleness
 // countdown afresh, see Restore). t is on the clock BaseAt was taken from.
 func (s GeneratorState) Drifted(t int64) GeneratorState {
-	if s.Base != Min {
-		s.Watermark = max(s.Watermark, AddSat(s.Base, elapsed(t, s.BaseAt)))
-	}
+	s.Watermark = Drift{wm: s.Watermark, base: s.Base, baseAt: s.BaseAt, advancing: s.Base != Min}.At(t)
 	return s
 }
 
