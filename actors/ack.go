@@ -6,7 +6,7 @@ import "sync/atomic"
 // durable. A message that fans out to n window definitions is acked by the n-th done.
 type ack struct {
 	pending  atomic.Int32
-	fn       func() // the broker acknowledgement; nil for QoS 0 and replay
+	fn       func() // runs once acknowledged: intake's put (inboundPool), which acks QoS 1 to the broker
 	inflight *inflight
 }
 

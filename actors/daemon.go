@@ -37,6 +37,7 @@ type Daemon struct {
 	http     *http.Server
 	httpAddr string
 	upstream *uplink.Link
+	inbounds inboundPool     // the messages intake routes
 	status   *status.Sampler // nil without http.listen
 	reload   *reloadState
 	applyMu  sync.Mutex // one reload at a time, and none once stopping
@@ -141,14 +142,12 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 			if maxPayload > 0 && len(payload) > maxPayload {
 				payload = fmt.Appendf(nil, "payload of %d bytes exceeds limits.max_payload %d", len(payload), maxPayload)
 			}
-			in := &Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
-			var ack func()
+			in := d.inbounds.get()
+			in.Inbound = Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
 			if m.QoS > 0 {
-				// QoS 0 has nothing to acknowledge: no closure, and no visit to m,
-				// long out of the cache, after the commit.
-				ack = m.Ack
+				in.msg = m // QoS 0 has nothing to acknowledge: no visit to m, long out of the cache, after the commit
 			}
-			d.topo.router.route(in, ack)
+			d.topo.router.route(&in.Inbound, in.put)
 		},
 		OnConnect:        func() { d.metrics.BrokerUp.Set(1) },
 		OnConnectionLost: func(error) { d.metrics.BrokerUp.Set(0) },

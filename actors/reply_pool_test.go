@@ -1,6 +1,9 @@
 package actors
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // A window's generation waits for the unit its flush sent. Once that unit is
 // committed it goes back to the pool, and another actor may take it and then stay
@@ -67,5 +70,52 @@ func TestAnIdleActorHoldsNoReply(t *testing.T) {
 	}
 	if p.reply != nil || p.main != nil {
 		t.Fatal("an idle actor kept a reply after its flush")
+	}
+}
+
+// A QoS 1 key starts a generation of ids at every flush. Once committed, its ids
+// serve the next one: a key fed at a steady rate remembers ids without allocating,
+// and a redelivery is still recognised while, and only while, its flush is pending.
+func TestGenerationsReuseTheirIDsOnceDurable(t *testing.T) {
+	var w window
+	id := uint64(0)
+	cycle := func() {
+		f := takeReply()
+		f.Units = append(f.one[:0], &f.main)
+		w.remember(id + 1)
+		w.remember(id + 2)
+		w.settleGenerations(f.Units) // the flush takes ids+1, id+2
+		w.remember(id + 3)           // applied after it
+		if seen, durable := w.applied(id + 1); !seen || durable {
+			t.Fatalf("id %d: seen %v durable %v while its flush is pending", id+1, seen, durable)
+		}
+		f.main.commits.Add(1) // committed
+		w.settleGenerations(nil)
+		for _, old := range []uint64{id + 1, id + 2} {
+			for _, g := range w.gens {
+				if slices.Contains(g.ids, old) {
+					t.Fatalf("id %d is still remembered after its commit", old)
+				}
+			}
+		}
+		if seen, durable := w.applied(id + 3); !seen || durable {
+			t.Fatalf("id %d: seen %v durable %v before its flush", id+3, seen, durable)
+		}
+		// The next flush takes id+3 and commits it.
+		f2 := takeReply()
+		f2.Units = append(f2.one[:0], &f2.main)
+		w.settleGenerations(f2.Units)
+		f2.main.commits.Add(1)
+		w.settleGenerations(nil)
+		if len(w.gens) != 0 {
+			t.Fatalf("%d generations left after every flush committed", len(w.gens))
+		}
+		f.release()
+		f2.release()
+		id += 3
+	}
+	cycle()
+	if n := testing.AllocsPerRun(100, cycle); n != 0 {
+		t.Fatalf("a steady key allocated %.1f times per flush cycle", n)
 	}
 }

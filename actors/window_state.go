@@ -76,11 +76,19 @@ func (g *generation) durable() bool { return g.commits != nil && g.commits.Load(
 
 func (w *window) remember(id uint64) {
 	if n := len(w.gens); n == 0 || w.gens[n-1].commits != nil {
-		w.gens = append(w.gens, generation{})
+		if n < cap(w.gens) {
+			w.gens = w.gens[:n+1] // a settled generation's emptied ids (settleGenerations)
+		} else {
+			w.gens = append(w.gens, generation{})
+		}
 	}
 	g := &w.gens[len(w.gens)-1]
 	g.ids = append(g.ids, id)
 }
+
+// maxSpareIDs bounds the ids a settled generation leaves for the next one to reuse:
+// a flood's generation would otherwise keep its array with the key for good.
+const maxSpareIDs = 64
 
 // applied reports whether a redelivered message was already applied, and whether that
 // effect is durable yet: a broker reconnect redelivers what edged has not acknowledged,
@@ -181,8 +189,16 @@ func (w *window) settleGenerations(units []*unit) {
 		}
 		w.gens[n-1].commits, w.gens[n-1].seen = u.commits, u.commits.Load()
 	}
+	// A durable generation leaves, its emptied ids moved past the end for the next one:
+	// a QoS 1 key starts a generation every flush, and each would allocate anew.
 	for len(w.gens) > 0 && w.gens[0].durable() {
-		w.gens = w.gens[1:]
+		spare := generation{}
+		if ids := w.gens[0].ids; cap(ids) <= maxSpareIDs {
+			spare.ids = ids[:0]
+		}
+		n := copy(w.gens, w.gens[1:])
+		w.gens[n] = spare
+		w.gens = w.gens[:n]
 	}
 }
 
