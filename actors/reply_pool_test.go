@@ -84,7 +84,7 @@ func TestGenerationsReuseTheirIDsOnceDurable(t *testing.T) {
 		f.Units = append(f.one[:0], &f.main)
 		w.remember(id + 1)
 		w.remember(id + 2)
-		w.settleGenerations(f.Units) // the flush takes ids+1, id+2
+		w.settleGenerations(f.Units) // the flush takes id+1 and id+2
 		w.remember(id + 3)           // applied after it
 		if seen, durable := w.applied(id + 1); !seen || durable {
 			t.Fatalf("id %d: seen %v durable %v while its flush is pending", id+1, seen, durable)
