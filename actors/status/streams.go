@@ -56,9 +56,10 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 	}
 	lags := make(map[string]float64, lagKept)
 	for _, r := range all[:min(len(all), lagKept)] {
-		t := r.t
-		if v := t.Lag.Get(); v != 0 {
-			lags[t.group.device+"/"+t.topic] = math.Round(v * 1000)
+		// The lag the topics were sorted by, not read again: the history keeps the
+		// topics it chose for their lag with that lag.
+		if !math.IsInf(r.order, -1) {
+			lags[r.t.group.device+"/"+r.t.topic] = math.Round(r.order * 1000)
 		}
 	}
 	s.ring.add(now, lags)
