@@ -1,19 +1,31 @@
 # The two commands a new user needs: `make run` (the demo) and `make test`.
 GO ?= go
 
-.PHONY: run test bench lint build fuzz dist
+.PHONY: run test bench lint build fuzz dist pgo
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
 run: build
 	@./bin/edged demo
 
 ## test: every test, with the race detector (end-to-end suites need mosquitto)
+# -pgo=off: the profile (cmd/edged/default.pgo) changes speed, not behaviour, and with it
+# the tests of cmd/edged and testing/bench would compile every dependency a second time;
+# the end-to-end suites build and run the optimized binary.
 test: lint
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -race -count=1 -pgo=off -timeout 20m ./...
 
 ## bench: edged's benchmark table (replay, live MQTT, persistence) plus go benchmarks
 bench:
 	$(GO) run ./testing/bench
+
+## pgo: regenerate cmd/edged/default.pgo, the CPU profile `go build` optimizes edged
+## with: the bench's live trials at QoS 0 and 1 (needs mosquitto) and BenchmarkReplay
+pgo:
+	@d=$$(mktemp -d); \
+	$(GO) run ./testing/bench -only cpu -cpuprofile $$d/live && \
+	$(GO) test -run '^$$' -bench '^BenchmarkReplay$$' -benchtime 5x -cpuprofile $$d/replay.pprof -o $$d/actors.test ./actors/ && \
+	$(GO) tool pprof -proto $$d/*.pprof > $$d/default.pgo && mv $$d/default.pgo cmd/edged/default.pgo; \
+	s=$$?; rm -rf $$d; exit $$s
 
 ## lint: formatting and vet
 lint:
