@@ -27,11 +27,11 @@ type pipeline struct {
 	log      *slog.Logger
 
 	committer  *actor.PID
-	srcDefs    []*sourceDef    // by stream definition, made once the committer exists
-	winDefs    []*windowDef    // by window definition
-	props      *actor.Props    // spawns every source and window actor: see spawn
-	spawning   actor.Actor     // the actor props starts next
-	order      []*sourceHandle // spawn order: ticks and flushes go out deterministically
+	srcDefs    []*sourceDef   // by stream definition, made once the committer exists
+	winDefs    []*windowDef   // by window definition
+	props      *actor.Props   // spawns every source and window actor: see spawn
+	spawning   actor.Actor    // the actor props starts next
+	sched      sourceSchedule // which sources to tick and flush (source_schedule.go)
 	keys       map[keyID]*keyRef
 	pending    pendingRestore // saved streams and keys not restored yet (restore.go)
 	fedBy      fedBy
@@ -64,12 +64,24 @@ type earlySchedule struct {
 
 // sourceHandle is a source actor as the router and the pipeline see it. The source
 // sets dirty when it holds changes, so a flush skips the sources with nothing to say,
-// and sleep while its checks have nothing to do, so a tick skips it.
+// and sleep while its checks have nothing to do, so a tick skips it
+// (source_schedule.go).
 type sourceHandle struct {
 	pid       *actor.PID
 	dirty     atomic.Bool
+	queued    atomic.Bool                 // in the schedule's woken stack
 	advancing atomic.Bool                 // its saved state extrapolates from the device's uptime
 	sleep     atomic.Pointer[sourceSleep] // nil while it wants every tick (source_sleep.go)
+
+	schedule             *sourceSchedule
+	nextDirty, nextWoken *stackNode // its nodes in the schedule's stacks, made at its first push
+
+	// The pipeline's own.
+	rank    uint64 // ticks and flushes go out by rank
+	until   int64  // while in the sleep heap: when it wants its next tick
+	heapAt  int    // its index in the sleep heap; -1 when not in it
+	isAwake bool   // in the schedule's awake list
+	gone    bool   // passivated
 }
 
 // keyRef is a window actor as the pipeline sees it. Its keyID is held as two fields,
@@ -274,7 +286,7 @@ func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
 func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
 	if m.Stream == "" {
 		p.restoreStreams(ctx) // a mark for every stream reaches the saved ones too
-		for _, s := range p.order {
+		for _, s := range p.sched.live() {
 			ctx.Send(s.pid, m)
 		}
 		return
@@ -294,13 +306,8 @@ func (p *pipeline) onTick(ctx actor.Context, t *Tick) {
 		p.nextSourceTick = t.Now + p.plan.minInterval
 		p.sourceTicked.Store(t.Now)
 		p.uptime.start(t.Now)
-		p.advancing = false
-		for _, s := range p.order {
-			p.advancing = p.advancing || s.advancing.Load()
-			if z := s.sleep.Load(); z != nil && t.Now < z.until {
-				z.skipped(t.Now)
-				continue
-			}
+		p.advancing = p.sched.advancing.Load() > 0
+		for _, s := range p.sched.due(t.Now) {
 			ctx.Send(s.pid, t)
 		}
 	}
@@ -327,23 +334,18 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 	p.epoch++
 	f := &Flush{Epoch: p.epoch, Scope: scope}
 	n := 0
-	ask := func(s *sourceHandle) {
-		// Most of a gateway's sources have nothing to say: a load does not write
-		// their handle's cache line, as a swap would at every flush.
-		if s.dirty.Load() && s.dirty.Swap(false) {
+	if scope == nil {
+		for _, s := range p.sched.flushAll() {
 			ctx.Send(s.pid, f)
 			n++
 		}
-	}
-	if scope == nil {
-		for _, s := range p.order {
-			ask(s)
-		}
 	} else {
 		// Live only, where the order of sends to different actors means nothing.
+		p.sched.takeDirty() // a source asked now may mark itself dirty again at once
 		for topic := range scope {
-			if s := p.sources.get(topic); s != nil {
-				ask(s)
+			if s := p.sources.get(topic); s != nil && s.dirty.Load() && s.dirty.Swap(false) {
+				ctx.Send(s.pid, f)
+				n++
 			}
 		}
 	}
@@ -402,7 +404,7 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 	h := &sourceHandle{}
 	h.pid = p.spawn(ctx, newSource(p.srcDefs[def], topic, h, restored, false), "src:"+topic)
 	p.sources.add(topic, h)
-	p.order = append(p.order, h)
+	p.sched.add(h, 0)
 	for k := range p.fedBy.keys(topic) {
 		p.bind(ctx, topic, k)
 	}

@@ -64,7 +64,7 @@ func quietSource(t *testing.T, yaml string, up *uptime) (root *actor.RootContext
 	win = &heard{}
 	pid := root.Spawn(topo.env.props(func() actor.Actor { return win }))
 	def := &sourceDef{env: topo.env, device: "d", plan: &p.streams[0], committer: pid, ticked: new(atomic.Int64), uptime: up}
-	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", &sourceHandle{}, nil, false) }))
+	src = root.Spawn(topo.env.props(func() actor.Actor { return newSource(def, "t/a", newTestHandle(), nil, false) }))
 	root.Send(src, &keyBound{id: keyID{0, "a"}, pid: pid})
 	return root, src, win
 }

@@ -12,7 +12,7 @@ import (
 func TestARestartedActorReloadsItsStateFromTheStore(t *testing.T) {
 	topo, _, _ := newTestTopology(t, supervisionDevice)
 	p := topo.router.devices[0].plan
-	h := &sourceHandle{}
+	h := newTestHandle()
 	s := newSource(&sourceDef{env: topo.env, device: "d", plan: &p.streams[0]}, "t/a", h, &watermark.GeneratorState{}, false)
 	if next := s.Reincarnate().(*source); next == s || !next.reload || next.restored != nil || next.handle != h || next.stream() != "t/a" {
 		t.Errorf("the restarted source is %+v", next)

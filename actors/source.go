@@ -144,7 +144,7 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	s.reading = readings.Get().(*mqtt.Reading)
 	defer s.putReading()
 	s.begin(m.At)
-	s.handle.dirty.Store(true)
+	s.handle.markDirty()
 	var id uint64 // only QoS 1 messages are redelivered, so only they need one
 	if m.QoS > 0 {
 		id = messageID(m.Topic, m.Payload)

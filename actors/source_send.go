@@ -94,7 +94,7 @@ func (s *source) touch(b *boundKey) {
 	if !b.touched {
 		b.touched = true
 		s.touched = append(s.touched, b)
-		s.handle.dirty.Store(true)
+		s.handle.markDirty()
 	}
 }
 
@@ -123,7 +123,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	}
 	if !s.saveLater(st) {
 		s.dirty = true
-		s.handle.dirty.Store(true)
+		s.handle.markDirty()
 	}
 	if st.Watermark != watermark.Min {
 		s.stats.Watermark.Set(float64(st.Watermark) / 1000)
@@ -153,7 +153,7 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		s.savedIdle = st.Idle && kept // a base the uptime could not take yet is saved at the next change
 		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt
 		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: saved})
-		s.handle.advancing.Store(saved.Base != watermark.Min)
+		s.handle.setAdvancing(saved.Base != watermark.Min)
 		s.dirty = false
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))

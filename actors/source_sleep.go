@@ -5,7 +5,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/watermark"
 )
 
@@ -18,8 +17,9 @@ import (
 //
 // So after its check a quiet source works out the first check that can do
 // something if no record comes (watermark.Generator.NextIdleChange, Drift) and
-// leaves it in its handle; the pipeline does not tick it before then, and sets
-// the gauges the skipped checks would have set. Every check skipped would have
+// leaves it in its handle; the pipeline does not tick it before then, and the
+// gauges the skipped checks would have set are computed from the drift when read
+// (status.Topic.Sleeping). Every check skipped would have
 // left the source as the next one finds it, except for the watermark an idle
 // stream extrapolates, which the next check computes from the time alone. Any
 // message but a Tick first runs the last check skipped, which a ticked source
@@ -36,20 +36,6 @@ import (
 type sourceSleep struct {
 	until int64 // the first source tick the source must have
 	drift watermark.Drift
-	stats *status.Topic
-}
-
-// skipped sets what the skipped check at now would have set for /status and the
-// metrics: the lag, and the watermark of an idle stream that extrapolates.
-func (z *sourceSleep) skipped(now int64) {
-	wm := z.drift.At(now)
-	if wm == watermark.Min {
-		return
-	}
-	z.stats.Lag.Set(float64(now-wm) / 1000)
-	if z.drift.Advancing() {
-		z.stats.Watermark.Set(float64(wm) / 1000)
-	}
 }
 
 // sleep leaves the time of the next useful check after the one at now in the
@@ -64,7 +50,10 @@ func (s *source) sleep(now int64) {
 	if z := s.handle.sleep.Load(); z != nil && z.until == until && z.drift == d {
 		return // a flush after the check that decided it
 	}
-	s.handle.sleep.Store(&sourceSleep{until: until, drift: d, stats: s.stats})
+	s.handle.sleep.Store(&sourceSleep{until: until, drift: d})
+	// The checks it skips would have moved the lag (and an idle stream's watermark)
+	// that /status and the metrics show: they compute it from the drift instead.
+	s.stats.Sleeping(&d)
 }
 
 // nextUsefulCheck returns the earliest processing time at which a check may do
@@ -99,7 +88,8 @@ func (s *source) wake(ctx actor.Context) {
 }
 
 func (s *source) awake() {
-	if s.handle.sleep.Load() != nil {
-		s.handle.sleep.Store(nil)
+	if s.handle.sleep.Load() != nil && s.handle.sleep.Swap(nil) != nil {
+		s.stats.Sleeping(nil)
+		s.handle.woke()
 	}
 }

@@ -169,11 +169,11 @@ func TestAQuietSourceSleepsUntilItsNextUsefulCheck(t *testing.T) {
 		wm := int64(t0 - 1)
 		if now >= 70 {
 			wm += now
-			if g := st.Watermark.Get(); g != float64(wm)/1000 {
+			if g := st.WatermarkAt(now); g != float64(wm)/1000 {
 				t.Fatalf("at %d the watermark gauge reads %v, want %v", now, g, float64(wm)/1000)
 			}
 		}
-		if g := st.Lag.Get(); g != float64(now-wm)/1000 {
+		if g := st.LagAt(now); g != float64(now-wm)/1000 {
 			t.Fatalf("at %d the lag gauge reads %v, want %v", now, g, float64(now-wm)/1000)
 		}
 	}

@@ -157,3 +157,10 @@ func TestAStoppedPipelineIsReported(t *testing.T) {
 		t.Errorf("stoppedDevice = %q after device d's pipeline stopped, want d", d)
 	}
 }
+
+// newTestHandle is the handle of a source spawned outside a pipeline.
+func newTestHandle() *sourceHandle {
+	h := &sourceHandle{}
+	new(sourceSchedule).add(h, 0)
+	return h
+}

@@ -2,6 +2,7 @@ package status
 
 import (
 	"math"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -61,7 +62,7 @@ type streamTotals struct {
 	watermark, lag, idle, maxEvent, arrival float64
 }
 
-func (t *streamTotals) add(s *Topic) {
+func (t *streamTotals) add(s *Topic, now int64) {
 	t.records += s.Records.load()
 	t.decodeErrors += s.DecodeErrors.load()
 	r := s.read()
@@ -69,29 +70,30 @@ func (t *streamTotals) add(s *Topic) {
 		t.late[i] += r.late[i].load()
 		t.dropped[i] += r.dropped[i].load()
 	}
-	if wm := s.Watermark.Get(); wm != 0 && (t.watermark == 0 || wm < t.watermark) {
+	if wm := s.WatermarkAt(now); wm != 0 && (t.watermark == 0 || wm < t.watermark) {
 		t.watermark = wm
 	}
-	t.lag = math.Max(t.lag, s.Lag.Get())
+	t.lag = math.Max(t.lag, s.LagAt(now))
 	t.idle += s.Idle.Get()
 	t.maxEvent = math.Max(t.maxEvent, s.MaxEvent.Get())
 	t.arrival = math.Max(t.arrival, s.Arrival.Get())
 }
 
 func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
+	now := time.Now().UnixMilli()
 	c.stats.each(func(g *streamGroup) {
 		ch <- prometheus.MustNewConstMetric(c.topics, prometheus.GaugeValue, float64(len(g.topics)), g.device, g.stream)
 		if c.perTopic {
 			for _, t := range g.topics {
 				var tot streamTotals
-				tot.add(t)
+				tot.add(t, now)
 				c.emit(ch, &tot, g.device, g.stream, t.topic)
 			}
 			return
 		}
 		var tot streamTotals
 		for _, t := range g.topics {
-			tot.add(t)
+			tot.add(t, now)
 		}
 		c.emit(ch, &tot, g.device, g.stream)
 	})

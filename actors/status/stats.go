@@ -5,6 +5,9 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/edged/edged/watermark"
 )
 
 // Per-topic statistics. A gateway has one source per sensor topic, often thousands;
@@ -58,6 +61,9 @@ type Topic struct {
 	Records, DecodeErrors                   Counter
 	Watermark, Lag, Idle, MaxEvent, Arrival Gauge
 	reasons                                 atomic.Pointer[topicReasons] // nil until a record of the topic is late or dropped
+	// sleep is how the watermark moves while the source skips its checks
+	// (actors' source_sleep.go); Lag and Watermark are then computed from it.
+	sleep atomic.Pointer[watermark.Drift]
 
 	// Kept by the status sampler, under its lock: what a single read cannot give.
 	prevRecords uint64
@@ -69,6 +75,30 @@ type Topic struct {
 
 // Name is the concrete topic.
 func (t *Topic) Name() string { return t.topic }
+
+// Sleeping tells readers how the watermark moves while the source skips its periodic
+// checks, which would have set Lag (and Watermark, for a stream idle in advance
+// mode); nil when it checks again.
+func (t *Topic) Sleeping(d *watermark.Drift) { t.sleep.Store(d) }
+
+// LagAt is Lag as the checks skipped up to processing time now (ms) would have set it.
+func (t *Topic) LagAt(now int64) float64 {
+	if d := t.sleep.Load(); d != nil {
+		if wm := d.At(now); wm != watermark.Min {
+			return float64(now-wm) / 1000
+		}
+	}
+	return t.Lag.Get()
+}
+
+// WatermarkAt is Watermark as the checks skipped up to processing time now (ms) would
+// have set it.
+func (t *Topic) WatermarkAt(now int64) float64 {
+	if d := t.sleep.Load(); d != nil && d.Advancing() {
+		return float64(d.At(now)) / 1000
+	}
+	return t.Watermark.Get()
+}
 
 // topicReasons counts a topic's late and dropped records by reason: apart from
 // Topic, since most topics never have any.
@@ -211,13 +241,14 @@ func (r *Reasons) WithLabelValues(device, topic, reason string) *Counter {
 // watermark lag (seconds) of the active ones: what `edged demo` prints, whichever
 // way the series are labelled.
 func (s *Stats) Summary() (topics, idle int, maxActiveLag float64) {
+	now := time.Now().UnixMilli()
 	s.each(func(g *streamGroup) {
 		for _, t := range g.topics {
 			topics++
 			if t.Idle.Get() == 1 {
 				idle++
 			} else {
-				maxActiveLag = max(maxActiveLag, t.Lag.Get())
+				maxActiveLag = max(maxActiveLag, t.LagAt(now))
 			}
 		}
 	})

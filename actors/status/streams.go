@@ -37,7 +37,7 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 				t.since, t.wasIdle = now, idle
 			}
 			t.sampled = true
-			all = append(all, lagged{lagOrder(t), t})
+			all = append(all, lagged{lagOrder(t, now), t})
 		}
 	})
 	// The lags are read once, not at each of the sort's comparisons: a gateway has
@@ -72,8 +72,8 @@ type lagged struct {
 }
 
 // lagOrder sorts topics with no lag yet after every topic with one.
-func lagOrder(t *Topic) float64 {
-	if v := t.Lag.Get(); v != 0 {
+func lagOrder(t *Topic, now int64) float64 {
+	if v := t.LagAt(now); v != 0 {
 		return v
 	}
 	return math.Inf(-1)
@@ -83,7 +83,7 @@ func lagOrder(t *Topic) float64 {
 func streamRow(t *Topic, now int64) StreamStatus {
 	x := StreamStatus{
 		Device: t.group.device, Stream: t.topic, Definition: t.group.stream,
-		Watermark: ms(t.Watermark.Get()), LagMS: ms(t.Lag.Get()), Idle: t.wasIdle, Since: t.since,
+		Watermark: ms(t.WatermarkAt(now)), LagMS: ms(t.LagAt(now)), Idle: t.wasIdle, Since: t.since,
 		MaxEventTime: ms(t.MaxEvent.Get()), RecordsPerS: t.perS,
 		Records: int64(t.Records.load()), DecodeErrors: int64(t.DecodeErrors.load()),
 	}

@@ -1,0 +1,227 @@
+package actors
+
+import (
+	"cmp"
+	"container/heap"
+	"slices"
+	"sync/atomic"
+)
+
+// How a pipeline reaches its sources without visiting those with nothing to do. A
+// gateway's sources are mostly quiet, and a tick or a flush that looked at each of
+// them cost as much as the gateway had ever seen sensors, not as much as were
+// reporting. So the pipeline keeps:
+//
+//   - awake: the sources that want every tick, by rank;
+//   - asleep: the sources that want no tick before a time of their own, in a heap
+//     by that time (source_sleep.go);
+//   - woken: sources that woke on their own goroutine (a message came), handed over
+//     through a lock-free stack and put back among the awake at the next tick;
+//   - dirty: sources that hold changes, handed over the same way and flushed in
+//     rank order.
+//
+// A source's rank is its place in the order it was first spawned (or restored):
+// ticks and flushes go out in that order, so a replay's output does not depend on
+// which sources slept. A source passivated and activated again keeps its rank.
+
+// sourceSchedule is the pipeline's view of which sources need what.
+type sourceSchedule struct {
+	awake  []*sourceHandle // by rank
+	asleep sleepHeap
+	woken  handleStack
+	dirty  handleStack
+	// flushable are the sources taken from dirty, not flushed yet: a scoped flush
+	// asks only some of them (commit_soon.go).
+	flushable []*sourceHandle
+	nextRank  uint64
+	// advancing counts the sources, running or passivated, whose saved state
+	// extrapolates from the device's uptime (uptime.go).
+	advancing atomic.Int64
+}
+
+// add schedules a new or activated source, awake. rank 0 gives it the next rank.
+func (s *sourceSchedule) add(h *sourceHandle, rank uint64) {
+	if rank == 0 {
+		s.nextRank++
+		rank = s.nextRank
+	}
+	h.rank, h.heapAt = rank, -1
+	h.schedule = s
+	s.insertAwake(h)
+}
+
+// insertAwake puts h among the awake sources at its rank, unless it is there.
+func (s *sourceSchedule) insertAwake(h *sourceHandle) {
+	if h.isAwake {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(s.awake, h.rank, func(a *sourceHandle, r uint64) int { return cmp.Compare(a.rank, r) })
+	s.awake = slices.Insert(s.awake, i, h)
+	h.isAwake = true
+}
+
+// due returns the sources to tick at now, by rank: the awake ones, those whose sleep
+// ends by now, and those that woke since the last tick. A source found asleep until
+// later moves to the heap (the lag it shows meanwhile is computed from its drift
+// when read: status.Topic).
+func (s *sourceSchedule) due(now int64) []*sourceHandle {
+	for _, h := range s.woken.take() {
+		h.queued.Store(false)
+		if h.sleep.Load() == nil && !h.gone {
+			s.asleep.remove(h)
+			s.insertAwake(h)
+		}
+	}
+	for len(s.asleep) > 0 && s.asleep[0].until <= now {
+		s.insertAwake(heap.Pop(&s.asleep).(*sourceHandle))
+	}
+	kept := s.awake[:0]
+	var ticked []*sourceHandle
+	for _, h := range s.awake {
+		if z := h.sleep.Load(); z != nil && now < z.until {
+			h.isAwake = false
+			h.until = z.until
+			heap.Push(&s.asleep, h)
+			continue
+		}
+		kept = append(kept, h)
+		ticked = append(ticked, h)
+	}
+	clear(s.awake[len(kept):])
+	s.awake = kept
+	return ticked
+}
+
+// remove forgets h: it was passivated.
+func (s *sourceSchedule) remove(h *sourceHandle) {
+	h.gone = true
+	s.asleep.remove(h)
+	if h.isAwake {
+		h.isAwake = false
+		s.awake = slices.DeleteFunc(s.awake, func(a *sourceHandle) bool { return a == h })
+	}
+}
+
+// live returns every running source, by rank.
+func (s *sourceSchedule) live() []*sourceHandle {
+	all := append(slices.Clone(s.awake), s.asleep...)
+	slices.SortFunc(all, func(a, b *sourceHandle) int { return cmp.Compare(a.rank, b.rank) })
+	return all
+}
+
+// takeDirty moves the sources that reported changes into flushable.
+func (s *sourceSchedule) takeDirty() {
+	s.flushable = append(s.flushable, s.dirty.take()...)
+}
+
+// flushAll returns the flushable sources that still hold changes, by rank, clearing
+// their flag, and empties flushable.
+func (s *sourceSchedule) flushAll() []*sourceHandle {
+	s.takeDirty()
+	out := s.flushable[:0:0]
+	for _, h := range s.flushable {
+		if !h.gone && h.dirty.Load() && h.dirty.Swap(false) {
+			out = append(out, h)
+		}
+	}
+	clear(s.flushable)
+	s.flushable = s.flushable[:0]
+	slices.SortFunc(out, func(a, b *sourceHandle) int { return cmp.Compare(a.rank, b.rank) })
+	return out
+}
+
+// markDirty notes that h holds changes; it is flushed with the next flush. Called by
+// the source itself, on its own goroutine.
+func (h *sourceHandle) markDirty() {
+	if !h.dirty.Load() && !h.dirty.Swap(true) {
+		h.schedule.dirty.push(h, &h.nextDirty)
+	}
+}
+
+// setAdvancing notes whether h's saved state extrapolates from the device's uptime.
+func (h *sourceHandle) setAdvancing(v bool) {
+	if h.advancing.Swap(v) != v {
+		if v {
+			h.schedule.advancing.Add(1)
+		} else {
+			h.schedule.advancing.Add(-1)
+		}
+	}
+}
+
+// woke notes that h was taken out of its sleep by a message: it is ticked again from
+// the next tick on. Called by the source itself.
+func (h *sourceHandle) woke() {
+	if !h.queued.Swap(true) {
+		h.schedule.woken.push(h, &h.nextWoken)
+	}
+}
+
+// handleStack hands source handles from their sources' goroutines to the pipeline's:
+// a lock-free stack the pipeline empties whole. A handle is pushed again only after
+// the pipeline took it and cleared the flag that guards the push (dirty, queued).
+type handleStack struct{ head atomic.Pointer[stackNode] }
+
+type stackNode struct {
+	h    *sourceHandle
+	next *stackNode
+}
+
+func (s *handleStack) push(h *sourceHandle, node **stackNode) {
+	n := *node
+	if n == nil {
+		n = &stackNode{h: h}
+		*node = n
+	}
+	for {
+		old := s.head.Load()
+		n.next = old
+		if s.head.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// take empties the stack and returns its handles, oldest first. Their nodes are read
+// before the caller clears the flags that allow them to be pushed again.
+func (s *handleStack) take() []*sourceHandle {
+	var hs []*sourceHandle
+	for n := s.head.Swap(nil); n != nil; n = n.next {
+		hs = append(hs, n.h)
+	}
+	slices.Reverse(hs)
+	return hs
+}
+
+// sleepHeap orders sleeping sources by the time they want their next tick, then
+// rank; each knows its place in it (heapAt, -1 when not in it).
+type sleepHeap []*sourceHandle
+
+func (q sleepHeap) Len() int { return len(q) }
+func (q sleepHeap) Less(i, j int) bool {
+	return q[i].until < q[j].until || q[i].until == q[j].until && q[i].rank < q[j].rank
+}
+func (q sleepHeap) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].heapAt, q[j].heapAt = i, j
+}
+func (q *sleepHeap) Push(x any) {
+	h := x.(*sourceHandle)
+	h.heapAt = len(*q)
+	*q = append(*q, h)
+}
+func (q *sleepHeap) Pop() any {
+	old := *q
+	h := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	h.heapAt = -1
+	return h
+}
+
+// remove takes h out of the heap if it is in it.
+func (q *sleepHeap) remove(h *sourceHandle) {
+	if h.heapAt >= 0 {
+		heap.Remove(q, h.heapAt)
+	}
+}
