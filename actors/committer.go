@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,6 +20,7 @@ type committer struct {
 
 	units     []*unit                  // ready for the next commit
 	early     map[uint64][]*unit       // units of epochs still waiting for replies
+	replies   map[uint64][]replyUnits  // where each reply's units are in early, and its stamp
 	waiting   map[uint64]int           // epoch -> Flushed replies still expected (negative: early replies)
 	closed    []uint64                 // epochs whose size is known, oldest first
 	full      map[uint64]bool          // closed epochs that asked every actor with changes
@@ -35,13 +38,56 @@ type committer struct {
 	held      []*ack         // committed, not yet acknowledged: intake is blocked
 }
 
+// replyUnits is one Flushed reply's place among its epoch's units: its n units, and
+// the stamp of its first output.
+type replyUnits struct {
+	stamp uint64
+	n     int
+}
+
+// appendByStamp appends an epoch's units to dst a reply at a time, the replies in the
+// order of their stamps (stable).
+func appendByStamp(dst, units []*unit, replies []replyUnits) []*unit {
+	if slices.IsSortedFunc(replies, compareStamps) {
+		return append(dst, units...)
+	}
+	type span struct {
+		replyUnits
+		at int
+	}
+	spans := make([]span, len(replies))
+	at := 0
+	for i, r := range replies {
+		spans[i] = span{r, at}
+		at += r.n
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return compareStamps(a.replyUnits, b.replyUnits) })
+	for _, s := range spans {
+		dst = append(dst, units[s.at:s.at+s.n]...)
+	}
+	return dst
+}
+
+func compareStamps(a, b replyUnits) int { return cmp.Compare(a.stamp, b.stamp) }
+
+// firstStamp is the lowest stamp of the units with outputs, or 0.
+func firstStamp(units []*unit) uint64 {
+	var s uint64
+	for _, u := range units {
+		if u.stamp != 0 && (s == 0 || u.stamp < s) {
+			s = u.stamp
+		}
+	}
+	return s
+}
+
 // maxOpenEpochs is how many closed epochs may wait for replies before the oldest is
 // given up on.
 const maxOpenEpochs = 8
 
 func newCommitter(e *env, device string) *committer {
 	return &committer{
-		env: e, device: device, early: map[uint64][]*unit{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
+		env: e, device: device, early: map[uint64][]*unit{}, replies: map[uint64][]replyUnits{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
 		full: map[uint64]bool{}, merge: map[uint64]bool{}, uptimes: map[uint64]int64{},
 	}
 }
@@ -92,7 +138,10 @@ func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
 		return
 	}
 	c.waiting[m.Epoch] += m.Extra - 1
-	c.early[m.Epoch] = append(c.early[m.Epoch], m.Units...)
+	if len(m.Units) > 0 {
+		c.replies[m.Epoch] = append(c.replies[m.Epoch], replyUnits{stamp: firstStamp(m.Units), n: len(m.Units)})
+		c.early[m.Epoch] = append(c.early[m.Epoch], m.Units...)
+	}
 	if m.Merge {
 		c.merge[m.Epoch] = true
 	}
@@ -149,7 +198,13 @@ func (c *committer) tried(ctx actor.Context) {
 // settle moves the units of the n oldest closed epochs to the next commit.
 func (c *committer) settle(n int) {
 	for _, e := range c.closed[:n] {
-		c.units = append(c.units, c.early[e]...)
+		// The replies in the order their outputs were produced, not the order they
+		// arrived in, which follows the actors' turns: outbox entries, and so the ids
+		// of late records, are numbered in the order things happened. A reply's
+		// units keep their own order, and replies without outputs go first, in the
+		// order they came.
+		c.units = appendByStamp(c.units, c.early[e], c.replies[e])
+		delete(c.replies, e)
 		if d := c.epochDone[e]; d != nil {
 			c.dones = append(c.dones, d)
 		}
@@ -315,6 +370,9 @@ func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
 	}
 	if u.valve != nil {
 		b.PutValve(u.valve.device, u.valve.window, u.valve.key, u.valve.watermark, u.valve.inputs)
+	}
+	if d := u.dropValve; d != nil {
+		b.DeleteValve(d.device, d.window, d.key)
 	}
 	for _, k := range u.deletes {
 		b.DeleteWindow(k)

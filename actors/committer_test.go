@@ -35,7 +35,7 @@ func TestACommitLargerThanATransactionIsBatchedATransactionAtATime(t *testing.T)
 		for i := range puts {
 			un.puts = append(un.puts, windowPut{key: persist.WindowKey{Device: "dev", Window: "w", Key: fmt.Sprintf("k%d-%d", u, i)}, state: []byte{byte(u)}})
 		}
-		un.addOutbox(outboxPut{queue: resultsQueue("dev"), entry: outboxEntry{Topic: "t", Payload: []byte{byte(u)}}})
+		un.addOutbox(c.env, outboxPut{queue: resultsQueue("dev"), entry: outboxEntry{Topic: "t", Payload: []byte{byte(u)}}})
 		p.units = append(p.units, un)
 	}
 	if err := c.write(p); err != nil {

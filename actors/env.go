@@ -35,11 +35,20 @@ type env struct {
 	// restoreInChunks: pipelines restore saved streams and keys between messages
 	// (live), not all before the first (replay, whose output must not depend on timing).
 	restoreInChunks bool
-	commitFailures  commitFailures // devices whose last commit failed: health reports why
+	// passivateDelay, if set, replaces each window definition's passivate_after:
+	// the property tests passivate keys at random points.
+	passivateDelay func(win int) int64
+	// passivateSourceDelay, if set, replaces each stream definition's delay
+	// (its idle_timeout) before a quiet source is passivated.
+	passivateSourceDelay func(def int) int64
+	commitFailures       commitFailures // devices whose last commit failed: health reports why
 	// sinkRetrying: the sink holds results whose publish failed, which it retries
 	// on ticks; the topology ticks it only then (a tick the sink does not need still
 	// cost a worker and a timer a hundred times a second at rest).
 	sinkRetrying atomic.Bool
+	// outputs counts the units that took a result or a late record, in the order
+	// they did: a commit numbers outbox entries in that order (committer.settle).
+	outputs atomic.Uint64
 }
 
 func (e *env) blocked() bool { return e.intakeBlocked != nil && e.intakeBlocked() }

@@ -1,6 +1,9 @@
 package actors
 
-import "iter"
+import (
+	"iter"
+	"slices"
+)
 
 // fedBy is the window actors each stream fed, in first-fed order. Most streams feed
 // one key per window definition, so a stream's first key sits in a map of its own: a
@@ -34,5 +37,26 @@ func (f *fedBy) keys(stream string) iter.Seq[*keyRef] {
 				return
 			}
 		}
+	}
+}
+
+// remove forgets that stream fed k (k was passivated).
+func (f *fedBy) remove(stream string, k *keyRef) {
+	more := f.more[stream]
+	if f.first[stream] == k {
+		if len(more) == 0 {
+			delete(f.first, stream)
+			delete(f.more, stream)
+			return
+		}
+		f.first[stream] = more[0]
+		more = more[1:]
+	} else {
+		more = slices.DeleteFunc(more, func(x *keyRef) bool { return x == k })
+	}
+	if len(more) == 0 {
+		delete(f.more, stream)
+	} else {
+		f.more[stream] = more
 	}
 }

@@ -17,7 +17,7 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 		return nil
 	case strings.HasPrefix(dest, "topic:"):
 		u := p.spillUnit()
-		u.addOutbox(outboxPut{
+		u.addOutbox(e, outboxPut{
 			queue: resultsQueue(l.Device),
 			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: e.produced(appendLate(nil, l))},
 		})
@@ -29,7 +29,7 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 		return nil
 	default:
 		u := p.spillUnit()
-		u.addOutbox(outboxPut{
+		u.addOutbox(e, outboxPut{
 			queue: outbox.UpstreamQueue(l.Device),
 			entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: e.produced(appendLate(nil, l))},
 		})

@@ -168,3 +168,73 @@ type committed struct{ Epoch uint64 }
 // DrainSink asks the sink to close Done once no publish awaits the broker's answer,
 // so shutdown can commit the deliveries and a restart does not publish them again.
 type DrainSink struct{ Done chan struct{} }
+
+// keyQuiet tells the pipeline that a window actor holds no window and nothing
+// uncommitted since its last flush: it may be passivated (key_passivate.go).
+// activity is the actor's count of records and early firings, so a passivate that
+// crosses a newer one is recognised as stale.
+type keyQuiet struct {
+	id       keyID
+	activity uint32
+}
+
+// passivateQuery asks a window actor that reported quiet whether it still is; it
+// answers keyReady, or keyStaying.
+type passivateQuery struct{ activity uint32 }
+
+// keyReady is a window actor's answer to passivateQuery: nothing changed since it
+// reported quiet, and what it flushed is committed.
+type keyReady struct{ id keyID }
+
+// passivate asks a window actor to stop once the unbinds sources it was fed by have
+// confirmed (unbound) that they send it nothing more, if it is still quiet.
+type passivate struct {
+	activity uint32
+	unbinds  int32
+}
+
+// unbind asks a source to stop sending to a window actor; it answers the window actor
+// itself with unbound, after anything it sent it before.
+type unbind struct {
+	id  keyID
+	pid *actor.PID
+}
+
+// unbound is a source's answer to unbind.
+type unbound struct{}
+
+// keyPassivated is a window actor's answer to passivate: it is still quiet, and the
+// pipeline may stop it unless something reached it meanwhile.
+type keyPassivated struct{ id keyID }
+
+// keyStaying is a window actor's answer to passivate when it is no longer quiet, or
+// its last flush is not durable yet (retry).
+type keyStaying struct {
+	id       keyID
+	retry    bool
+	activity uint32
+}
+
+// sourceQuiet tells the pipeline that a source's stream is idle and nothing more
+// happens to it with time alone: it may be passivated (source_passivate.go).
+type sourceQuiet struct {
+	topic string
+	h     *sourceHandle
+}
+
+// passivateSource asks a source to stop if it is still quiet.
+type passivateSource struct{}
+
+// sourcePassivated is a source's answer to passivateSource: it is still quiet, and
+// the pipeline may stop it unless something was sent to it meanwhile.
+type sourcePassivated struct {
+	topic    string
+	received uint64 // messages it took from the router
+}
+
+// sourceStaying is a source's answer to passivateSource when it is no longer quiet,
+// or what it saved last is not durable yet (retry).
+type sourceStaying struct {
+	topic string
+	retry bool
+}

@@ -29,6 +29,8 @@ type Metrics struct {
 	OpenWindows    *prometheus.GaugeVec   // device, window
 	Keys           *prometheus.GaugeVec   // device, window
 	KeysRestoring  *prometheus.GaugeVec   // device, window
+	Passivations   *prometheus.CounterVec // device, window
+	SourcesPassive *prometheus.CounterVec // device, stream
 	Duplicates     *prometheus.CounterVec // device
 	Unmatched      prometheus.Counter
 	LongTopics     prometheus.Counter
@@ -66,7 +68,9 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 		Firings:        f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:    f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
 		OpenWindows:    f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
-		Keys:           f.gauges("edged_window_keys", "Keys (window actors) of a window definition, against limits.max_keys_per_window.", "device", "window"),
+		Keys:           f.gauges("edged_window_keys", "Live keys of a window definition (window actors, and saved keys still to restore after a start), against limits.max_keys_per_window; passivated keys are not counted.", "device", "window"),
+		Passivations:   f.counters("edged_window_passivations_total", "Window actors stopped because their key held no window and nothing uncommitted for passivate_after (its next reading starts it again).", "device", "window"),
+		SourcesPassive: f.counters("edged_stream_passivations_total", "Source actors stopped because their topic was idle with nothing left to do for idle_timeout more (its next message starts it again).", "device", "stream"),
 		KeysRestoring:  f.gauges("edged_window_keys_restoring", "Saved keys of a window definition not yet restored after a start (counted in edged_window_keys; one a message needs is restored first).", "device", "window"),
 		Duplicates:     f.counters("edged_duplicates_skipped_total", "Redelivered messages already applied.", "device"),
 		Unmatched:      f.counter("edged_unmatched_total", "Messages on a topic no stream matches."),

@@ -26,24 +26,31 @@ type pipeline struct {
 	sources  *sourceIndex // shared with the router
 	log      *slog.Logger
 
-	committer  *actor.PID
-	srcDefs    []*sourceDef   // by stream definition, made once the committer exists
-	winDefs    []*windowDef   // by window definition
-	props      *actor.Props   // spawns every source and window actor: see spawn
-	spawning   actor.Actor    // the actor props starts next
-	sched      sourceSchedule // which sources to tick and flush (source_schedule.go)
-	keys       map[keyID]*keyRef
-	pending    pendingRestore // saved streams and keys not restored yet (restore.go)
-	fedBy      fedBy
-	touched    []*keyRef    // window actors sent records through the pipeline since the last flush
-	keyCount   []int        // keys per window definition, those still restoring included
-	refused    pendingUnits // readings of keys past the limit, on their way to the late output
-	refusedLog burstLog
-	epoch      uint64
-	committed  uint64 // the newest epoch the committer tried to commit
-	lastFull   uint64 // the newest epoch that asked every actor with changes
-	lastScoped uint64 // the newest epoch that asked only the sources of some streams
-	wanted     wantedCommit
+	committer *actor.PID
+	srcDefs   []*sourceDef // by stream definition, made once the committer exists
+	winDefs   []*windowDef // by window definition
+	props     *actor.Props // spawns every source and window actor: see spawn
+	spawning  actor.Actor  // the actor props starts next
+	quietKeys keyTimers    // window actors that reported quiet, by when to passivate them
+	// Sources that reported quiet, by when to passivate them; those asked and not
+	// answered yet, out of the router's index; those passivated (source_passivate.go).
+	quietSources srcTimers
+	passivating  map[string]*sourceHandle
+	asleep       map[string]passivated
+	ahead        int            // replies sent ahead to the next epoch
+	sched        sourceSchedule // which sources to tick and flush (source_schedule.go)
+	keys         map[keyID]*keyRef
+	pending      pendingRestore // saved streams and keys not restored yet (restore.go)
+	fedBy        fedBy
+	touched      []*keyRef    // window actors sent records through the pipeline since the last flush
+	keyCount     []int        // keys per window definition, those still restoring included
+	refused      pendingUnits // readings of keys past the limit, on their way to the late output
+	refusedLog   burstLog
+	epoch        uint64
+	committed    uint64 // the newest epoch the committer tried to commit
+	lastFull     uint64 // the newest epoch that asked every actor with changes
+	lastScoped   uint64 // the newest epoch that asked only the sources of some streams
+	wanted       wantedCommit
 
 	inflightGauge  prometheus.Gauge // set at every tick
 	nextFlush      int64
@@ -70,6 +77,9 @@ type sourceHandle struct {
 	pid       *actor.PID
 	dirty     atomic.Bool
 	queued    atomic.Bool                 // in the schedule's woken stack
+	sent      atomic.Uint64               // messages the router sent it
+	closing   atomic.Bool                 // being passivated: the router asks the pipeline
+	heard     atomic.Int64                // the status its window actors heard last, packed (status)
 	advancing atomic.Bool                 // its saved state extrapolates from the device's uptime
 	sleep     atomic.Pointer[sourceSleep] // nil while it wants every tick (source_sleep.go)
 
@@ -82,6 +92,9 @@ type sourceHandle struct {
 	heapAt  int    // its index in the sleep heap; -1 when not in it
 	isAwake bool   // in the schedule's awake list
 	gone    bool   // passivated
+	// Asked to stop and not answered yet, and whether the pipeline sent it
+	// something meanwhile (source_passivate.go).
+	passivating, disturbed bool
 }
 
 // keyRef is a window actor as the pipeline sees it. Its keyID is held as two fields,
@@ -92,8 +105,12 @@ type keyRef struct {
 	win     int32
 	touched bool
 	early   bool // waiting for its window definition's next early firing
-	pid     *actor.PID
-	streams smallMap[string, struct{}]
+	// Passivation (key_passivate.go): asked to stop and not answered yet, and
+	// whether a record or a binding reached it meanwhile.
+	passivating, disturbed bool
+	quietAt                uint32 // the activity it reported quiet at
+	pid                    *actor.PID
+	streams                smallMap[string, struct{}]
 }
 
 func (k *keyRef) id() keyID { return keyID{int(k.win), k.key} }
@@ -105,17 +122,19 @@ type keyID struct {
 
 func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex) *pipeline {
 	return &pipeline{
-		env:        e,
-		plan:       p,
-		inflight:   inflight,
-		sources:    sources,
-		log:        e.log.With("device", p.device.ID),
-		keys:       map[keyID]*keyRef{},
-		pending:    pendingRestore{perWin: make([]int, len(p.windows))},
-		fedBy:      newFedBy(),
-		keyCount:   make([]int, len(p.windows)),
-		refused:    pendingUnits{main: &unit{}},
-		refusedLog: burstLog{every: 10_000},
+		env:         e,
+		plan:        p,
+		inflight:    inflight,
+		sources:     sources,
+		log:         e.log.With("device", p.device.ID),
+		keys:        map[keyID]*keyRef{},
+		passivating: map[string]*sourceHandle{},
+		asleep:      map[string]passivated{},
+		pending:     pendingRestore{perWin: make([]int, len(p.windows))},
+		fedBy:       newFedBy(),
+		keyCount:    make([]int, len(p.windows)),
+		refused:     pendingUnits{main: &unit{}},
+		refusedLog:  burstLog{every: 10_000},
 		// Looked up once, not by its label at every tick.
 		inflightGauge: e.metrics.Inflight.WithLabelValues(p.device.ID),
 	}
@@ -142,6 +161,8 @@ func (p *pipeline) Receive(ctx actor.Context) {
 		p.onMark(ctx, m)
 	case *Tick:
 		p.fireEarly(ctx, m.Now) // first, so its results make this tick's flush
+		p.passivateKeys(ctx, m.Now)
+		p.passivateSources(ctx, m.Now)
 		p.onTick(ctx, m)
 	case *earlyWanted:
 		p.onEarlyWanted(m)
@@ -153,6 +174,20 @@ func (p *pipeline) Receive(ctx actor.Context) {
 		p.committed = max(p.committed, m.Epoch)
 		p.commitWanted(ctx)
 		p.periodicFlush(ctx, p.now)
+	case *keyQuiet:
+		p.onKeyQuiet(m)
+	case *keyReady:
+		p.onKeyReady(ctx, m)
+	case *keyPassivated:
+		p.onKeyPassivated(ctx, m)
+	case *keyStaying:
+		p.onKeyStaying(ctx, m)
+	case *sourceQuiet:
+		p.onSourceQuiet(m)
+	case *sourcePassivated:
+		p.onSourcePassivated(ctx, m)
+	case *sourceStaying:
+		p.onSourceStaying(m)
 	}
 }
 
@@ -268,6 +303,7 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 		k.touched = true
 		p.touched = append(p.touched, k)
 	}
+	k.disturbed = k.passivating
 	ctx.Send(k.pid, m.rec)
 	p.feed(m.rec.Stream, k)
 	if src := p.sources.get(m.rec.Stream); src != nil {
@@ -278,7 +314,13 @@ func (p *pipeline) onRoute(ctx actor.Context, m *routeRecord) {
 // bind tells a stream's source the address of a window actor it fed before (restored
 // state, a restarted source).
 func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
-	if src := p.sources.get(stream); src != nil {
+	if was, ok := p.asleep[stream]; ok {
+		p.resumeSource(ctx, stream, was) // binds k with the rest of the keys it fed
+		return
+	}
+	if src := p.liveSource(stream); src != nil {
+		k.disturbed = k.passivating
+		p.disturb(stream)
 		ctx.Send(src.pid, &keyBound{id: k.id(), pid: k.pid})
 	}
 }
@@ -286,6 +328,12 @@ func (p *pipeline) bind(ctx actor.Context, stream string, k *keyRef) {
 func (p *pipeline) onMark(ctx actor.Context, m *MarkWatermark) {
 	if m.Stream == "" {
 		p.restoreStreams(ctx) // a mark for every stream reaches the saved ones too
+		for _, topic := range sortedKeys(p.asleep) {
+			p.resumeSource(ctx, topic, p.asleep[topic])
+		}
+		for topic := range p.passivating {
+			p.disturb(topic)
+		}
 		for _, s := range p.sched.live() {
 			ctx.Send(s.pid, m)
 		}
@@ -363,6 +411,8 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 	}
 	clear(p.touched[len(kept):])
 	p.touched = kept
+	n += p.ahead
+	p.ahead = 0
 	if scope == nil {
 		if units := p.refused.take(); len(units) > 0 {
 			ctx.Send(p.committer, &Flushed{Epoch: p.epoch, Units: units})
@@ -402,9 +452,15 @@ func (p *pipeline) feed(stream string, k *keyRef) bool {
 // since what it had in memory since the last commit was never acknowledged.
 func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restored *watermark.GeneratorState) *sourceHandle {
 	h := &sourceHandle{}
-	h.pid = p.spawn(ctx, newSource(p.srcDefs[def], topic, h, restored, false), "src:"+topic)
+	return p.startSource(ctx, topic, h, newSource(p.srcDefs[def], topic, h, restored, false), 0)
+}
+
+// startSource spawns src, the source of topic with handle h, schedules it at rank
+// (0: the next) and introduces it to the window actors its stream fed.
+func (p *pipeline) startSource(ctx actor.Context, topic string, h *sourceHandle, src *source, rank uint64) *sourceHandle {
+	h.pid = p.spawn(ctx, src, "src:"+topic)
 	p.sources.add(topic, h)
-	p.sched.add(h, 0)
+	p.sched.add(h, rank)
 	for k := range p.fedBy.keys(topic) {
 		p.bind(ctx, topic, k)
 	}

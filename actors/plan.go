@@ -35,12 +35,17 @@ type streamPlan struct {
 }
 
 type windowPlan struct {
+	index  int // in plan.windows
 	cfg    *configs.Window
 	op     windows.OperatorConfig
 	stream int
 	fields []int  // for each aggregate field, its index in the stream's values
 	def    []byte // persisted descriptor: a restart with other aggregates must not reuse state
 	topic  topicTemplate
+	// soleFed: every key of the window is fed by one concrete topic only
+	// (soleFeeder), so a key that comes back after passivation needs nothing saved.
+	soleFed        bool
+	passivateAfter int64 // ms; see key_passivate.go
 }
 
 // compile builds the plan of device d; maxKeyBytes is limits.max_key_bytes.
@@ -90,8 +95,9 @@ func compile(d *configs.Device, maxKeyBytes int) (*plan, error) {
 			fields = append(fields, idx)
 		}
 		def, _ := json.Marshal(WindowDef{w.Type, w.Size.Milliseconds(), w.Slide.Milliseconds(), w.Gap.Milliseconds(), w.Offset.Milliseconds(), w.Aggregates})
-		p.windows = append(p.windows, windowPlan{cfg: w, op: op, stream: si, fields: fields, def: def,
-			topic: compileTopic(w.Output.Topic, d.ID, w.Name)})
+		p.windows = append(p.windows, windowPlan{index: wi, cfg: w, op: op, stream: si, fields: fields, def: def,
+			topic: compileTopic(w.Output.Topic, d.ID, w.Name), soleFed: soleFeeder(d.Streams[si]),
+			passivateAfter: w.PassivateAfter.Milliseconds()})
 		p.streams[si].windows = append(p.streams[si].windows, wi)
 	}
 	for i := range p.streams {

@@ -33,6 +33,13 @@ type ReplayOptions struct {
 	// input stay open in DataDir, so a later replay into it can go on.
 	KeepOpen bool
 	Log      *slog.Logger
+
+	// For tests: how long a quiet key of window definition win, or a quiet source of
+	// stream definition def, waits before it is passivated (negative: never),
+	// instead of the configured delays.
+	keyDelay    func(win int) int64
+	sourceDelay func(def int) int64
+	onMetrics   func(*Metrics) // called with the replay's metrics at its end
 }
 
 // ReplayStats count what a replay read and wrote.
@@ -71,7 +78,11 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	late := func(e *env) *actor.PID {
 		return e.system.Root.Spawn(e.props(func() actor.Actor { return w }))
 	}
-	topo, err := buildTopology(o.Config, store, NewMetrics(), log, actor.NewSynchronizedDispatcher(300), w, late)
+	metrics := NewMetrics()
+	if o.onMetrics != nil {
+		defer o.onMetrics(metrics)
+	}
+	topo, err := buildTopology(o.Config, store, metrics, log, actor.NewSynchronizedDispatcher(300), w, late)
 	if err != nil {
 		return stats, err
 	}
@@ -83,6 +94,7 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 		topo.env.traceWatermark = w.watermark
 	}
 	topo.env.traceOutput = w.order.produced
+	topo.env.passivateDelay, topo.env.passivateSourceDelay = o.keyDelay, o.sourceDelay
 	root := topo.system.Root
 	in := bufio.NewScanner(o.Input)
 	in.Buffer(make([]byte, 0, 1<<16), 16<<20)

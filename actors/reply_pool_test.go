@@ -37,7 +37,7 @@ func TestReleasedReplyIsEmpty(t *testing.T) {
 	u := &f.main
 	u.acks = append(u.acks, newAck(nil, nil), newAck(nil, nil))
 	u.setStream(streamPut{device: "d", stream: "s"})
-	u.addOutbox(outboxPut{queue: "q", entry: outboxEntry{Topic: "t", Payload: []byte("p")}})
+	u.addOutbox(&env{}, outboxPut{queue: "q", entry: outboxEntry{Topic: "t", Payload: []byte("p")}})
 	u.slab = append(u.slab, "state"...)
 	f.Units = append(f.one[:0], u)
 	f.release()

@@ -251,6 +251,15 @@ func (p *pipeline) source(ctx actor.Context, topic string, def int) *sourceHandl
 	if src := p.sources.get(topic); src != nil {
 		return src
 	}
+	if h := p.passivating[topic]; h != nil {
+		h.disturbed = true
+		h.closing.Store(false)
+		p.sources.add(topic, h) // the router sends to it again; it stays
+		return h
+	}
+	if was, ok := p.asleep[topic]; ok {
+		return p.resumeSource(ctx, topic, was)
+	}
 	if i := p.pending.stream(topic); i >= 0 {
 		return p.restoreSource(ctx, i)
 	}
@@ -276,7 +285,7 @@ func (p *pipeline) savedKey(ctx actor.Context, id keyID) *keyRef {
 	if ki := p.pending.key(p.plan.windows[id.win].cfg.Name, id.key); ki >= 0 {
 		return p.restoreKey(ctx, ki, p.loadKeys([]int{ki})[0])
 	}
-	return nil
+	return p.reactivate(ctx, id)
 }
 
 // restoreKey spawns the window actor of the pending key ki and introduces it to the
@@ -289,6 +298,13 @@ func (p *pipeline) restoreKey(ctx actor.Context, ki int, ks *persist.KeyState) *
 	r.keysLeft--
 	r.perWin[id.win]--
 	r.gauges[id.win].Set(float64(r.perWin[id.win]))
+	return p.startKey(ctx, id, ks)
+}
+
+// startKey spawns the window actor of a key with its saved state and introduces it
+// to the sources that fed it; those not running yet are told when they start. ks is
+// nil if nothing of the key could be read.
+func (p *pipeline) startKey(ctx actor.Context, id keyID, ks *persist.KeyState) *keyRef {
 	k := p.spawnKey(ctx, id, ks)
 	if ks != nil {
 		for _, in := range ks.Valve {

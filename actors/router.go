@@ -134,15 +134,26 @@ func (r *router) deliver(d *routedDevice, in *Inbound, ackFn func()) {
 	if in.QoS > 0 {
 		r.waitForRoom(d)
 	}
-	src, err := r.source(d, in.Topic)
-	if err != nil {
-		// Left unacknowledged: the broker redelivers it after a reconnect.
+	for {
+		src, err := r.source(d, in.Topic)
+		if err != nil {
+			// Left unacknowledged: the broker redelivers it after a reconnect.
+			return
+		}
+		// A source being passivated is closing: counted first, then checked, so
+		// either the router sees it closing and asks the pipeline, or the
+		// pipeline sees the count and keeps the source (source_passivate.go).
+		src.sent.Add(1)
+		if src.closing.Load() {
+			src.sent.Add(^uint64(0))
+			continue
+		}
+		in.ackSlot.init(ackFn, d.inflight)
+		in.ack = &in.ackSlot
+		d.inflight.Add(1)
+		r.root.Send(src.pid, in)
 		return
 	}
-	in.ackSlot.init(ackFn, d.inflight)
-	in.ack = &in.ackSlot
-	d.inflight.Add(1)
-	r.root.Send(src, in)
 }
 
 // roomCheck is how often intake waiting for room re-checks whether edged is stopping.
@@ -172,10 +183,10 @@ func (r *router) waitForRoom(d *routedDevice) {
 }
 
 // source returns the source actor of a topic, asking the pipeline to spawn it the
-// first time.
-func (r *router) source(d *routedDevice, topic string) (*actor.PID, error) {
-	if h := d.sources.get(topic); h != nil {
-		return h.pid, nil
+// first time (or again, after it was passivated).
+func (r *router) source(d *routedDevice, topic string) (*sourceHandle, error) {
+	if h := d.sources.get(topic); h != nil && !h.closing.Load() {
+		return h, nil
 	}
 	if err := r.waitRestored(d); err != nil {
 		return nil, err
@@ -184,7 +195,7 @@ func (r *router) source(d *routedDevice, topic string) (*actor.PID, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the source of %s: %w", topic, err)
 	}
-	return res.(*sourceHandle).pid, nil
+	return res.(*sourceHandle), nil
 }
 
 // waitRestored holds intake until the device's pipeline has read its saved state.

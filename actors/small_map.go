@@ -56,6 +56,21 @@ func (m *smallMap[K, V]) set(k K, v V) {
 	m.few = nil
 }
 
+// delete removes k, keeping the order of the others while there are few.
+func (m *smallMap[K, V]) delete(k K) {
+	if m.many != nil {
+		delete(m.many, k)
+		return
+	}
+	for i := range m.few {
+		if m.few[i].k == k {
+			m.few = append(m.few[:i], m.few[i+1:]...)
+			m.few[len(m.few):cap(m.few)][0] = smallEntry[K, V]{} // drop the moved-out reference
+			return
+		}
+	}
+}
+
 func (m *smallMap[K, V]) len() int {
 	if m.many != nil {
 		return len(m.many)

@@ -50,6 +50,13 @@ type source struct {
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays
+
+	// Passivation (source_passivate.go): the commit count of the last flush that
+	// took units and the count it saw then, and whether a sourceQuiet is out.
+	flushCommits *atomic.Uint32
+	flushSeen    uint32
+	quietSent    bool
+	received     uint64 // messages taken from the router, against sourceHandle.sent
 }
 
 // sourceDef is what the source actors of one stream definition in one pipeline
@@ -85,7 +92,9 @@ func newSource(def *sourceDef, topic string, h *sourceHandle, restored *watermar
 // Reincarnate is the source that takes over after a panic: it reloads its state from
 // the store, since what it had in memory since the last commit was never acknowledged.
 func (s *source) Reincarnate() actor.Actor {
-	return newSource(s.sourceDef, s.stream(), s.handle, nil, true)
+	n := newSource(s.sourceDef, s.stream(), s.handle, nil, true)
+	n.received = s.received // the router's count goes on
+	return n
 }
 
 func (s *source) Receive(ctx actor.Context) {
@@ -100,6 +109,7 @@ func (s *source) Receive(ctx actor.Context) {
 		s.wake(ctx)
 		s.onKeyBound(ctx, m)
 	case *Inbound:
+		s.received++
 		s.wake(ctx)
 		s.onInbound(ctx, m)
 	case *Tick:
@@ -112,6 +122,12 @@ func (s *source) Receive(ctx actor.Context) {
 	case *Flush:
 		s.catchUp(ctx) // what it saves is what a ticked source would have
 		s.onFlush(ctx, m)
+	case *unbind:
+		s.catchUp(ctx)
+		s.onUnbind(ctx, m)
+	case *passivateSource:
+		s.catchUp(ctx)
+		s.onPassivateSource(ctx)
 	}
 }
 
@@ -203,7 +219,7 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 		return
 	}
 	u := s.pending.spillUnit()
-	u.addOutbox(outboxPut{
+	u.addOutbox(s.env, outboxPut{
 		queue: outbox.UpstreamQueue(s.device),
 		entry: outboxEntry{Topic: "late/" + s.stream(), QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
 	})
@@ -264,6 +280,7 @@ func (s *source) onTick(ctx actor.Context, now int64) {
 	s.nextEmit = now + s.plan.interval
 	s.emit(ctx, now, true)
 	s.sleep(now)
+	s.maybeQuiet(ctx)
 }
 
 // messageID identifies a message by content, so a broker's redelivery after a crash

@@ -25,6 +25,14 @@ func (x *sourceIndex) add(topic string, h *sourceHandle) {
 	x.mu.Unlock()
 }
 
+// remove takes a topic's source out of the index (it is being passivated): a
+// message routed after this finds none and asks the pipeline.
+func (x *sourceIndex) remove(topic string) {
+	x.mu.Lock()
+	delete(x.m, topic)
+	x.mu.Unlock()
+}
+
 // reset forgets every source: a restarted pipeline's sources are new actors.
 func (x *sourceIndex) reset() {
 	x.mu.Lock()

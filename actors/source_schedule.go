@@ -3,8 +3,11 @@ package actors
 import (
 	"cmp"
 	"container/heap"
+	"math"
 	"slices"
 	"sync/atomic"
+
+	"github.com/edged/edged/watermark"
 )
 
 // How a pipeline reaches its sources without visiting those with nothing to do. A
@@ -46,6 +49,9 @@ func (s *sourceSchedule) add(h *sourceHandle, rank uint64) {
 		rank = s.nextRank
 	}
 	h.rank, h.heapAt = rank, -1
+	if h.heard.Load() == 0 {
+		h.setStatus(watermark.Status{Watermark: watermark.Min})
+	}
 	h.schedule = s
 	s.insertAwake(h)
 }
@@ -148,6 +154,35 @@ func (h *sourceHandle) setAdvancing(v bool) {
 		}
 	}
 }
+
+// setStatus notes the status h's source sent its window actors (or would have, had
+// it fed any), for a window actor that comes back (key_passivate.go reactivate).
+// Called by the source itself.
+func (h *sourceHandle) setStatus(st watermark.Status) {
+	wm := min(max(st.Watermark, -statusLimit), statusLimit) // Min and Max land on the limits
+	v := wm << 1
+	if st.Idle {
+		v |= 1
+	}
+	h.heard.Store(v)
+}
+
+// status is the status setStatus noted last.
+func (h *sourceHandle) status() watermark.Status {
+	v := h.heard.Load()
+	wm := v >> 1
+	switch wm {
+	case -statusLimit:
+		wm = watermark.Min
+	case statusLimit:
+		wm = math.MaxInt64
+	}
+	return watermark.Status{Watermark: wm, Idle: v&1 == 1}
+}
+
+// statusLimit bounds a packed watermark: far past any timestamp edged accepts
+// (year 9999), so only Min and +∞ are clamped to it.
+const statusLimit = 1 << 61
 
 // woke notes that h was taken out of its sleep by a message: it is ticked again from
 // the next tick on. Called by the source itself.

@@ -1,6 +1,10 @@
 package actors
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/watermark"
@@ -20,6 +24,10 @@ type boundKey struct {
 }
 
 func (b *boundKey) is(id keyID) bool { return b.key == id.key && int(b.win) == id.win }
+
+func compareBound(a, b *boundKey) int {
+	return cmp.Or(cmp.Compare(a.win, b.win), strings.Compare(a.key, b.key))
+}
 
 // boundTo returns the window actor of id if the source has its address. Most sources
 // feed one key per window definition, so the last one found is tried before the map,
@@ -85,9 +93,28 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 	}
 	b := &boundKey{key: m.id.key, win: int32(m.id.win), pid: m.pid}
 	s.bound.set(m.id, b)
-	s.fed = append(s.fed, b)
+	// By window definition, then key: the order the window actors hear watermarks
+	// in is the order they fire in, and it must not depend on when a key was
+	// bound (a passivated key is bound again when it comes back).
+	i, _ := slices.BinarySearchFunc(s.fed, b, compareBound)
+	s.fed = slices.Insert(s.fed, i, b)
 	s.touch(b)
 	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.stream(), Status: s.status(), At: s.now})
+}
+
+// onUnbind stops sending to a window actor the pipeline is passivating and tells
+// it so, after everything sent to it before (key_passivate.go). A flush still owed
+// to it is not sent: if it holds changes, it stays, and its rebinding touches it.
+func (s *source) onUnbind(ctx actor.Context, m *unbind) {
+	if b, ok := s.bound.get(m.id); ok {
+		s.bound.delete(m.id)
+		s.fed = slices.DeleteFunc(s.fed, func(x *boundKey) bool { return x == b })
+		s.touched = slices.DeleteFunc(s.touched, func(x *boundKey) bool { return x == b })
+		if s.lastBound == b {
+			s.lastBound = nil
+		}
+	}
+	ctx.Send(m.pid, &unbound{})
 }
 
 func (s *source) touch(b *boundKey) {
@@ -121,6 +148,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if !changed {
 		return
 	}
+	s.handle.setStatus(st)
 	if !s.saveLater(st) {
 		s.dirty = true
 		s.handle.markDirty()
@@ -157,10 +185,13 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		s.dirty = false
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))
+	s.flushedUnits(reply.Units)
 	// The reply tells the committer how many window answers to wait for, so it must
 	// arrive before any of them: it may ride with a window actor's answer only when
 	// that is the one answer (with two, the other could arrive first and complete the
 	// epoch without this source's state).
+	// Flushed by window definition, then key, as fed (see onKeyBound).
+	slices.SortFunc(s.touched, compareBound)
 	if len(s.touched) == 1 {
 		b := s.touched[0]
 		b.touched = false

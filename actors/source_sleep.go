@@ -88,6 +88,7 @@ func (s *source) wake(ctx actor.Context) {
 }
 
 func (s *source) awake() {
+	s.quietSent = false
 	if s.handle.sleep.Load() != nil && s.handle.sleep.Swap(nil) != nil {
 		s.stats.Sleeping(nil)
 		s.handle.woke()

@@ -122,14 +122,15 @@ func TestSleepingSourcesChangeNoResult(t *testing.T) {
 	}
 }
 
-func firstDifference(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d:\n  asleep: %s\n  ticked: %s", i+1, al[i], bl[i])
+// firstDifference shows where output got first differs from want.
+func firstDifference(got, want string) string {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf("line %d:\n  got:  %s\n  want: %s", i+1, gl[i], wl[i])
 		}
 	}
-	return fmt.Sprintf("%d lines asleep, %d ticked", len(al), len(bl))
+	return fmt.Sprintf("%d lines, want %d", len(gl), len(wl))
 }
 
 // TestAQuietSourceSleepsUntilItsNextUsefulCheck drives a pipeline's ticks over a

@@ -10,16 +10,18 @@ import (
 // unit is a piece of one actor's changes since its previous flush. The committer
 // writes it atomically, then runs its acks and hands its outputs on.
 type unit struct {
-	stream  *streamPut
-	valve   *valvePut
-	def     *defPut
-	puts    []windowPut
-	deletes []persist.WindowKey
-	marks   []markPut
-	outbox  []outboxPut
-	dequeue []dequeuePut
-	acks    []*ack
-	bytes   int // values in outbox and puts, roughly
+	stream    *streamPut
+	valve     *valvePut
+	dropValve *valveDrop
+	def       *defPut
+	puts      []windowPut
+	deletes   []persist.WindowKey
+	marks     []markPut
+	outbox    []outboxPut
+	dequeue   []dequeuePut
+	acks      []*ack
+	bytes     int    // values in outbox and puts, roughly
+	stamp     uint64 // when its first outbox entry was produced; 0: it has none
 
 	// commits counts the times the committer made the unit durable, for a window that
 	// waits for it (see generation); nil until one does. A pooled unit is used again,
@@ -64,7 +66,7 @@ const (
 
 // reset empties the unit for reuse, dropping what it referenced.
 func (u *unit) reset() {
-	u.stream, u.valve, u.def, u.bytes = nil, nil, nil, 0
+	u.stream, u.valve, u.dropValve, u.def, u.bytes, u.stamp = nil, nil, nil, nil, 0, 0
 	u.puts = emptied(u.puts)
 	u.deletes = emptied(u.deletes)
 	u.marks = emptied(u.marks)
@@ -105,6 +107,9 @@ type valvePut struct {
 	inputs              []watermark.ValveInput
 }
 
+// valveDrop deletes the saved valve of a passivated key (key_passivate.go).
+type valveDrop struct{ device, window, key string }
+
 type defPut struct {
 	device, window string
 	def            []byte
@@ -131,7 +136,7 @@ type dequeuePut struct {
 }
 
 func (u *unit) empty() bool {
-	return u.stream == nil && u.valve == nil && u.def == nil && len(u.puts) == 0 &&
+	return u.stream == nil && u.valve == nil && u.dropValve == nil && u.def == nil && len(u.puts) == 0 &&
 		len(u.deletes) == 0 && len(u.marks) == 0 && len(u.outbox) == 0 &&
 		len(u.dequeue) == 0 && len(u.acks) == 0
 }
@@ -159,8 +164,12 @@ func (u *unit) full(extra, extraBytes int) bool {
 	return u.changes()+extra >= maxUnitChanges || u.bytes+extraBytes >= maxUnitBytes
 }
 
-// addOutbox appends an outbox entry, counting its bytes.
-func (u *unit) addOutbox(o outboxPut) {
+// addOutbox appends an outbox entry, counting its bytes. The unit's first one stamps
+// it with its place in the order outputs were produced (committer.settle).
+func (u *unit) addOutbox(e *env, o outboxPut) {
+	if u.stamp == 0 {
+		u.stamp = e.outputs.Add(1)
+	}
 	u.outbox = append(u.outbox, o)
 	u.bytes += len(o.entry.Topic) + len(o.entry.Payload)
 }

@@ -62,6 +62,15 @@ func (u *uptime) at(t int64) (int64, bool) {
 	return watermark.AddSat(t, u.offset.Load()), true
 }
 
+// proc returns the processing time at which the uptime was up, if the clock has
+// started: the inverse of at.
+func (u *uptime) proc(up int64) (int64, bool) {
+	if !u.started.Load() {
+		return 0, false
+	}
+	return watermark.AddSat(up, -u.offset.Load()), true
+}
+
 // due reports whether the pipeline should save the uptime of processing time now
 // with its next flush: while advancing says that a saved state extrapolates from
 // it, a second after it last did, or at once for the last flush before a stop,

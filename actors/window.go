@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,6 +37,15 @@ type window struct {
 	restored  *persist.KeyState
 	feeders   []string // streams that sent records or watermarks since the last flush
 
+	// Passivation (window_passivate.go): the commit count of the last flush that
+	// took units and the count it saw then, the records and early firings taken, the
+	// unbound answers received, and the pipeline's request while it waits for them.
+	flushCommits *atomic.Uint32
+	flushSeen    uint32
+	activity     uint32
+	unbound      int32
+	passivating  *passivate
+
 	// The flags together, packed in one word: a gateway has a window actor per key.
 	valveDirty  bool
 	joined      bool // a stream fed the key for the first time since the last flush
@@ -45,6 +55,7 @@ type window struct {
 	resulted    bool // a result waits for the next flush
 	commitAsked bool // a commitWanted is out and the flush has not come
 	reload      bool
+	quietSent   bool // a keyQuiet is out and no record or early firing came since
 }
 
 // windowDef is what the window actors of one definition in one pipeline share: held
@@ -101,10 +112,12 @@ func (w *window) receive(ctx actor.Context) {
 	case *actor.Stopped, *actor.Restarting: // a restarted key counts its windows again
 		w.openGauge.Sub(float64(w.open))
 	case *RecordDecoded:
+		w.active()
 		w.onRecord(m)
 		w.wantEarly(ctx)
 		w.wantCommit(ctx)
 	case *fireEarly:
+		w.active()
 		w.earlyAsked = false
 		w.op.FireEarly(&w.scratch().out)
 		w.drain(m.Now)
@@ -119,6 +132,12 @@ func (w *window) receive(ctx actor.Context) {
 	case *Flushed: // a source's reply, standing for its flush
 		w.resulted, w.commitAsked = false, false
 		w.onFlush(ctx, m.flush, m)
+	case *passivateQuery:
+		w.onQuery(ctx, m)
+	case *passivate:
+		w.onPassivate(ctx, m)
+	case *unbound:
+		w.onUnbound(ctx)
 	}
 }
 
@@ -244,12 +263,12 @@ func (w *window) drain(now int64) {
 		}
 		sc.enc = appendResult(sc.enc[:0], w.device, w.plan.cfg.Name, res, now)
 		payload := w.env.produced(bytes.Clone(sc.enc))
-		w.pending.unit().addOutbox(outboxPut{
+		w.pending.unit().addOutbox(w.env, outboxPut{
 			queue: resultsQueue(w.device),
 			entry: outboxEntry{Topic: w.plan.topic.render(w.key), QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.unit().addOutbox(outboxPut{
+			w.pending.unit().addOutbox(w.env, outboxPut{
 				queue: outbox.UpstreamQueue(w.device),
 				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})

@@ -108,6 +108,7 @@ func (w *window) onFlush(ctx actor.Context, m *Flush, carried *Flushed) {
 	w.saveState()
 	f := w.pending.flushed(m.Epoch, 0)
 	w.settleGenerations(f.Units)
+	w.flushedUnits(f.Units)
 	merge := len(f.Units) > 0 && !w.fedFrom(m.Scope)
 	f.Merge = merge
 	w.feeders = w.feeders[:0]
@@ -116,6 +117,7 @@ func (w *window) onFlush(ctx actor.Context, m *Flush, carried *Flushed) {
 	if merge {
 		ctx.Send(ctx.Parent(), &commitWanted{merged: m.Epoch})
 	}
+	w.maybeQuiet(ctx)
 }
 
 // fedFrom reports whether every stream that fed the key since its last flush is in

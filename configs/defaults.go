@@ -60,6 +60,7 @@ import (
 //	offset, allowed_lateness 0
 //	accumulation             accumulating
 //	early                    0 = no early firings
+//	passivate_after          the window's size (a session window's gap)
 //	output.topic             edged/{device}/{window}/{key}; "" = not published locally
 //	output.qos               1
 //	late                     upstream
@@ -185,6 +186,9 @@ func applyDeviceDefaults(dev *Device) {
 		or(p, join(wp, "output.qos"), &w.Output.QoS, DefaultQoS)
 		or(p, join(wp, "late"), &w.Late, DefaultLate)
 		or(p, join(wp, "accumulation"), &w.Accumulation, DefaultAccumulation)
+		// A key that reports once a window keeps its actor between readings; one
+		// quiet for longer costs only its next reading a start.
+		or(p, join(wp, "passivate_after"), &w.PassivateAfter, w.Length())
 	}
 }
 

@@ -104,6 +104,9 @@ type Window struct {
 	AllowedLateness time.Duration
 	Accumulation    string        // "accumulating" or "discarding"
 	Early           time.Duration // processing-time interval of early firings; 0 = none
+	// PassivateAfter is how long a key's window actor stays once the key holds no
+	// window and nothing uncommitted; then it stops until the key's next reading.
+	PassivateAfter  time.Duration
 	Aggregates      []string
 	Output          Output
 	Late            string // "upstream", "drop" or "topic:<mqtt topic>"
@@ -111,6 +114,14 @@ type Window struct {
 	Line            int // line of the window's entry in its file
 
 	op windows.OperatorConfig
+}
+
+// Length is the window's size, or its gap for a session window.
+func (w *Window) Length() time.Duration {
+	if w.Type == "session" {
+		return w.Gap
+	}
+	return w.Size
 }
 
 // Operator is the window operator config; valid once the device validated.

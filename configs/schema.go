@@ -126,6 +126,7 @@ func windowSchema(w *Window) binder {
 		field{"allowed_lateness", duration(&w.AllowedLateness)},
 		field{"accumulation", str(&w.Accumulation)},
 		field{"early", duration(&w.Early)},
+		field{"passivate_after", duration(&w.PassivateAfter)},
 		field{"aggregates", strs(&w.Aggregates)},
 		field{"output", mapping(
 			field{"topic", str(&w.Output.Topic)},

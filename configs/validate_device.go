@@ -122,6 +122,7 @@ func (d *Device) validateWindow(r *report, p string, w *Window) {
 	ok = aggs != nil && ok
 	ok = r.oneOf(join(p, "accumulation"), w.Accumulation, Accumulating, Discarding) && ok
 	ok = r.eventTime(join(p, "early"), w.Early) && ok
+	r.eventTime(join(p, "passivate_after"), w.PassivateAfter)
 
 	if w.Output.Topic != "" {
 		r.template(join(p, "output.topic"), w.Output.Topic)

@@ -165,6 +165,11 @@ func (b *Batch) PutValve(device, window, key string, wm int64, inputs []watermar
 	b.put(k, b.key(func(d []byte) []byte { return appendValve(d, wm, inputs) }))
 }
 
+// DeleteValve removes the valve of one window actor (its key was passivated).
+func (b *Batch) DeleteValve(device, window, key string) {
+	b.ops = append(b.ops, op{kind: opDelete, key: b.key(func(d []byte) []byte { return valveKey(d, device, window, key) })})
+}
+
 // PutStream stores the watermark generator state of one stream.
 func (b *Batch) PutStream(device, stream string, st watermark.GeneratorState) {
 	k := b.key(func(d []byte) []byte { return streamKey(d, device, stream) })

@@ -279,6 +279,16 @@ func (c *cursor) close() { c.it.Close() }
 // to the device's uptime (see StreamState); ok is false if none is stored or it
 // does not decode (logged, as by LoadDevice).
 func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, ok bool, err error) {
+	return s.loadStream(device, stream, true)
+}
+
+// LoadStreamState reads one stream's generator state as it was saved, its base on
+// the device's uptime clock (Batch.PutUptime); ok as for LoadStream.
+func (s *Store) LoadStreamState(device, stream string) (st watermark.GeneratorState, ok bool, err error) {
+	return s.loadStream(device, stream, false)
+}
+
+func (s *Store) loadStream(device, stream string, drift bool) (st watermark.GeneratorState, ok bool, err error) {
 	defer s.recovered(fmt.Sprintf("loading stream %q of device %q", stream, device), &err)
 	k := streamKey(nil, device, stream)
 	var corrupt []*DecodeError
@@ -295,7 +305,7 @@ func (s *Store) LoadStream(device, stream string) (st watermark.GeneratorState, 
 			ok = derr == nil
 			return nil
 		})
-		if err != nil || !ok {
+		if err != nil || !ok || !drift {
 			return err
 		}
 		up, err := s.uptime(txn, device, &corrupt)

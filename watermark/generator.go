@@ -192,3 +192,19 @@ func (g *Generator) Restore(s GeneratorState, now int64) {
 	g.base, g.baseAt = s.Watermark, now
 	g.last = Status{Watermark: Min}
 }
+
+// Resume gives the generator the state s of a stream that went idle and whose owner
+// was stopped meanwhile (passivated), so that it goes on exactly as a generator that
+// was checked all along: s is what State returned once the stream was idle, with
+// BaseAt moved to the processing clock of now (baseAt). Unlike Restore, nothing
+// starts afresh: an idle stream in Advance mode keeps extrapolating from its base.
+func (g *Generator) Resume(s GeneratorState, baseAt int64) {
+	g.seen, g.max, g.arrival = s.Seen, s.Max, s.LastArrival
+	g.active, g.counting = false, false
+	g.wm, g.idle = s.Watermark, s.Idle
+	g.base, g.baseAt = s.Watermark, baseAt
+	if s.Base != Min {
+		g.base = s.Base
+	}
+	g.last = g.Status()
+}

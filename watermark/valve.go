@@ -82,13 +82,16 @@ func (v *Valve) recompute() {
 	}
 }
 
-// Status returns the combined status.
+// Inputs returns how many inputs have fed the valve.
+func (v *Valve) Inputs() int { return len(v.inputs) }
+
 // Has reports whether input has fed the valve.
 func (v *Valve) Has(input string) bool {
 	_, found := slices.BinarySearchFunc(v.inputs, input, compareInput)
 	return found
 }
 
+// Status returns the combined status.
 func (v *Valve) Status() Status { return v.out }
 
 // State returns a copy of the inputs, sorted by Input.

@@ -64,6 +64,8 @@ type Topic struct {
 	// sleep is how the watermark moves while the source skips its checks
 	// (actors' source_sleep.go); Lag and Watermark are then computed from it.
 	sleep atomic.Pointer[watermark.Drift]
+	// passive is set while the topic's source is passivated.
+	passive atomic.Bool
 
 	// Kept by the status sampler, under its lock: what a single read cannot give.
 	prevRecords uint64
@@ -80,6 +82,13 @@ func (t *Topic) Name() string { return t.topic }
 // checks, which would have set Lag (and Watermark, for a stream idle in advance
 // mode); nil when it checks again.
 func (t *Topic) Sleeping(d *watermark.Drift) { t.sleep.Store(d) }
+
+// SetPassivated notes whether the topic's source is passivated (stopped until its
+// next message).
+func (t *Topic) SetPassivated(v bool) { t.passive.Store(v) }
+
+// Passivated reports whether the topic's source is passivated.
+func (t *Topic) Passivated() bool { return t.passive.Load() }
 
 // LagAt is Lag as the checks skipped up to processing time now (ms) would have set it.
 func (t *Topic) LagAt(now int64) float64 {

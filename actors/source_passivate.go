@@ -1,0 +1,250 @@
+package actors
+
+import (
+	"container/heap"
+	"math"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/watermark"
+)
+
+// Topics come and go too (a topic per tag, per trip). A source whose stream is idle
+// and to which time alone will do nothing more (it sleeps for good:
+// source_sleep.go) is passivated after the stream's idle_timeout once more: the
+// pipeline stops it, and its next message starts it again from its saved state,
+// going on exactly where it stopped (watermark.Generator.Resume): a source stopped
+// meanwhile and one that slept all along meet that message in the same state, so
+// the output does not change. It keeps its rank, so ticks and flushes go out in the
+// same order. The pipeline remembers its name and rank, and /status its row, until
+// the stream is forgotten (stream_retention).
+//
+// Only its stream state is needed, and it is saved and committed before the source
+// stops: an idle stream saves its state once, with the base its watermark
+// extrapolates from, and the device's uptime is saved while any saved state
+// extrapolates from it (uptime.go), passivated ones included.
+//
+// The handshake keeps every message: the pipeline first takes the source out of the
+// index the router sends by, under the index's lock, so every message the router
+// sent before is in the source's mailbox ahead of passivateSource. A message that
+// finds no source asks the pipeline, which hands the passivating source back; it
+// then answers sourcePassivated in vain, and stays.
+
+// passivable reports whether the source holds nothing a passivated one would lose.
+func (s *source) passivable() bool {
+	z := s.handle.sleep.Load()
+	return z != nil && z.until == math.MaxInt64 && s.gen.Status().Idle && !s.dirty &&
+		s.pending.main == nil && len(s.touched) == 0 && s.routed == nil && s.saveLater(s.gen.Status())
+}
+
+// durable reports whether what the source flushed last is committed.
+func (s *source) durable() bool {
+	return s.flushCommits == nil || s.flushCommits.Load() != s.flushSeen
+}
+
+// maybeQuiet tells the pipeline, once per quiet spell, that the source sleeps for
+// good: after its delay the pipeline asks it to stop.
+func (s *source) maybeQuiet(ctx actor.Context) {
+	if z := s.handle.sleep.Load(); !s.quietSent && z != nil && z.until == math.MaxInt64 && s.gen.Status().Idle {
+		s.quietSent = true
+		ctx.Send(ctx.Parent(), &sourceQuiet{topic: s.stream(), h: s.handle})
+	}
+}
+
+// flushedUnits notes the commit count of the units a flush took, for durable.
+func (s *source) flushedUnits(units []*unit) {
+	if len(units) == 0 {
+		return
+	}
+	u := units[0] // a flush's units commit together
+	if u.commits == nil {
+		u.commits = new(atomic.Uint32) // before the send: the committer adds to it
+	}
+	s.flushCommits, s.flushSeen = u.commits, u.commits.Load()
+}
+
+func (s *source) onPassivateSource(ctx actor.Context) {
+	switch {
+	case !s.passivable():
+		s.quietSent = false
+		ctx.Send(ctx.Parent(), &sourceStaying{topic: s.stream()})
+	case !s.durable():
+		ctx.Send(ctx.Parent(), &sourceStaying{topic: s.stream(), retry: true})
+	default:
+		ctx.Send(ctx.Parent(), &sourcePassivated{topic: s.stream(), received: s.received})
+	}
+}
+
+// resume makes a new source go on from the state its passivated predecessor saved:
+// it sleeps for good, so its first message first runs the check it skipped.
+func (s *source) resume(st watermark.GeneratorState) {
+	baseAt, _ := s.uptime.proc(st.BaseAt)
+	s.gen.Resume(st, baseAt)
+	s.started = true
+	s.nextEmit = math.MinInt64
+	s.savedIdle, s.savedBase, s.savedBaseAt = st.Idle, st.Base, baseAt
+	if st.Base == watermark.Min {
+		s.savedBaseAt = st.BaseAt
+	}
+	s.sentIdle, s.nextDue = st.Idle, s.plan.nextTimer(st.Watermark)
+	s.handle.setStatus(s.gen.Status())
+	d := s.gen.Drift()
+	s.handle.sleep.Store(&sourceSleep{until: math.MaxInt64, drift: d})
+	s.stats.Sleeping(&d)
+}
+
+// srcTimer is a quiet source waiting out its passivation delay.
+type srcTimer struct {
+	due   int64
+	seq   uint64
+	topic string
+	h     *sourceHandle
+}
+
+// srcTimers is a heap of srcTimer by due, then seq.
+type srcTimers struct {
+	q   []srcTimer
+	seq uint64
+}
+
+func (t *srcTimers) Len() int { return len(t.q) }
+func (t *srcTimers) Less(i, j int) bool {
+	return t.q[i].due < t.q[j].due || t.q[i].due == t.q[j].due && t.q[i].seq < t.q[j].seq
+}
+func (t *srcTimers) Swap(i, j int) { t.q[i], t.q[j] = t.q[j], t.q[i] }
+func (t *srcTimers) Push(x any)    { t.q = append(t.q, x.(srcTimer)) }
+func (t *srcTimers) Pop() any {
+	e := t.q[len(t.q)-1]
+	t.q[len(t.q)-1] = srcTimer{}
+	t.q = t.q[:len(t.q)-1]
+	return e
+}
+
+func (t *srcTimers) add(due int64, topic string, h *sourceHandle) {
+	t.seq++
+	heap.Push(t, srcTimer{due: due, seq: t.seq, topic: topic, h: h})
+}
+
+// passivated is what a pipeline remembers of a passivated source. fromIndex: it was
+// idle when edged stopped and has not run since (restore.go): it comes back as after
+// a restart, not from a passivation.
+type passivated struct {
+	rank      uint64 // 0 for fromIndex: it gets a new one
+	def       int
+	fromIndex bool
+}
+
+// sourceDelay is how long a quiet source of stream definition def stays.
+func (p *pipeline) sourceDelay(def int) int64 {
+	if d := p.env.passivateSourceDelay; d != nil {
+		return d(def)
+	}
+	return p.plan.streams[def].wm.IdleTimeout
+}
+
+func (p *pipeline) onSourceQuiet(m *sourceQuiet) {
+	if d := p.sourceDelay(p.plan.match(m.topic)); !m.h.gone && !m.h.passivating && d >= 0 {
+		p.quietSources.add(p.now+d, m.topic, m.h)
+	}
+}
+
+// passivateSources asks every quiet source whose delay is over to stop.
+func (p *pipeline) passivateSources(ctx actor.Context, now int64) {
+	for p.quietSources.Len() > 0 && p.quietSources.q[0].due <= now {
+		t := heap.Pop(&p.quietSources).(srcTimer)
+		h := t.h
+		z := h.sleep.Load()
+		if h.gone || h.passivating || z == nil || z.until != math.MaxInt64 {
+			continue // it woke: it reports again once it sleeps for good
+		}
+		h.passivating, h.disturbed = true, false
+		h.closing.Store(true)
+		p.sources.remove(t.topic)
+		p.passivating[t.topic] = h
+		ctx.Send(h.pid, &passivateSource{})
+	}
+}
+
+// liveSource returns the running source of a topic, passivating ones included.
+func (p *pipeline) liveSource(topic string) *sourceHandle {
+	if h := p.sources.get(topic); h != nil {
+		return h
+	}
+	return p.passivating[topic]
+}
+
+// keepSource ends a handshake that did not passivate the source of topic.
+func (p *pipeline) keepSource(topic string, h *sourceHandle) {
+	h.passivating = false
+	h.closing.Store(false)
+	delete(p.passivating, topic)
+	p.sources.add(topic, h)
+}
+
+func (p *pipeline) onSourceStaying(m *sourceStaying) {
+	h := p.passivating[m.topic]
+	if h == nil {
+		return
+	}
+	p.keepSource(m.topic, h)
+	if d := p.sourceDelay(p.plan.match(m.topic)); m.retry && d >= 0 {
+		p.quietSources.add(p.now+d, m.topic, h)
+	}
+}
+
+func (p *pipeline) onSourcePassivated(ctx actor.Context, m *sourcePassivated) {
+	h := p.passivating[m.topic]
+	if h == nil {
+		return
+	}
+	if h.disturbed || h.sent.Load() != m.received {
+		p.keepSource(m.topic, h) // a message is on its way to it
+		return
+	}
+	delete(p.passivating, m.topic)
+	ctx.Stop(h.pid)
+	p.sched.remove(h)
+	def := p.plan.match(m.topic)
+	p.asleep[m.topic] = passivated{rank: h.rank, def: def}
+	name := p.plan.streams[def].cfg.Name
+	p.env.metrics.Streams.Topic(p.plan.device.ID, name, m.topic).SetPassivated(true)
+	p.env.metrics.SourcesPassive.WithLabelValues(p.plan.device.ID, name).Inc()
+}
+
+// disturb notes that the pipeline sent something to the source of topic: a source
+// being passivated stays.
+func (p *pipeline) disturb(topic string) {
+	if h := p.passivating[topic]; h != nil {
+		h.disturbed = true
+	}
+}
+
+// resumeSource starts the source of a passivated topic again from its saved state.
+func (p *pipeline) resumeSource(ctx actor.Context, topic string, was passivated) *sourceHandle {
+	delete(p.asleep, topic)
+	st, ok, err := p.env.store.LoadStreamState(p.plan.device.ID, topic)
+	if err != nil {
+		// Without its state the stream would judge records against no watermark;
+		// stop the device loudly.
+		panic(err)
+	}
+	h := &sourceHandle{}
+	var src *source
+	switch {
+	case !ok:
+		src = newSource(p.srcDefs[was.def], topic, h, nil, false)
+	case was.fromIndex:
+		up, started := p.uptime.at(p.sourceTicked.Load())
+		if !started {
+			up = p.uptime.before
+		}
+		drifted := st.Drifted(up)
+		src = newSource(p.srcDefs[was.def], topic, h, &drifted, false)
+	default:
+		src = newSource(p.srcDefs[was.def], topic, h, nil, false)
+		src.resume(st)
+	}
+	src.stats.SetPassivated(false)
+	return p.startSource(ctx, topic, h, src, was.rank)
+}
