@@ -47,6 +47,7 @@ type source struct {
 	sentIdle, savedIdle    bool
 	nextDue                int64
 	savedBase, savedBaseAt int64
+	savedMax               int64 // the max event time last saved (source_send.go)
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays
