@@ -112,6 +112,8 @@ func (u *upstream) Receive(ctx actor.Context) {
 		u.onEnqueued(ctx, m)
 	case *upstreamAcked:
 		u.onAcked(ctx, m)
+	case *outbox.Detach:
+		u.onDetach(m)
 	case *outbox.Tick:
 		u.onTick(ctx, m)
 	}
@@ -137,6 +139,17 @@ func (u *upstream) onEnqueued(ctx actor.Context, m *outbox.Enqueued) {
 	q.dirty = true
 	u.enforceLimit(q, m.Entries)
 	u.pump(ctx, q)
+}
+
+// onDetach forgets the committer of a queue whose device a reload replaces: what is
+// delivered from now on is deleted here, as a backlog without a committer is, until
+// the next committer's Enqueued. Sent to the stopping one, it would be lost and the
+// records shipped again at the next start.
+func (u *upstream) onDetach(m *outbox.Detach) {
+	if q := u.queues[m.Queue]; q != nil {
+		q.replyTo = nil
+	}
+	close(m.Done)
 }
 
 func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
