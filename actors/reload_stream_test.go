@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -27,6 +28,20 @@ func TestAReloadBeforeATickSavesTheNewestMaxEventTime(t *testing.T) {
 	}
 	publish(20, t0+300) // no tick after it
 
+	resizeW2(t, d, path, logs)
+	st, ok, err := d.store.LoadStream("a", "a/k")
+	if err != nil || !ok {
+		t.Fatalf("the stream's state is not saved (%v)", err)
+	}
+	if st.Max != t0+300 || st.Watermark != t0+299 {
+		t.Errorf("saved max event time %d, watermark %d; want %d and %d, from the reading after the last tick", st.Max-t0, st.Watermark-t0, 300, 299)
+	}
+}
+
+// resizeW2 reloads device a of reloadDeviceFile with window w2 twice as long: its
+// pipeline is replaced.
+func resizeW2(t *testing.T, d *Daemon, path string, logs *bytes.Buffer) {
+	t.Helper()
 	changed := strings.Replace(reloadDeviceFile("a"), "{name: w2, stream: s, type: tumbling, size: 1s", "{name: w2, stream: s, type: tumbling, size: 2s", 1)
 	dev, err := configs.ParseDevice(filepath.Join(filepath.Dir(path), "a.yaml"), []byte(changed))
 	if err != nil {
@@ -34,12 +49,5 @@ func TestAReloadBeforeATickSavesTheNewestMaxEventTime(t *testing.T) {
 	}
 	if _, err := d.Apply(context.Background(), []*configs.Device{dev}); err != nil {
 		t.Fatalf("reload refused: %v\n%s", err, logs)
-	}
-	st, ok, err := d.store.LoadStream("a", "a/k")
-	if err != nil || !ok {
-		t.Fatalf("the stream's state is not saved (%v)", err)
-	}
-	if st.Max != t0+300 || st.Watermark != t0+299 {
-		t.Errorf("saved max event time %d, watermark %d; want %d and %d, from the reading after the last tick", st.Max-t0, st.Watermark-t0, 300, 299)
 	}
 }

@@ -1,11 +1,8 @@
 package actors
 
 import (
-	"context"
 	"log/slog"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,14 +113,7 @@ func TestALateRecordConfirmedDuringAReloadLeavesTheOutbox(t *testing.T) {
 		time.Sleep(time.Millisecond) // polling for the broker's answer
 	}
 
-	changed := strings.Replace(reloadDeviceFile("a"), "{name: w2, stream: s, type: tumbling, size: 1s", "{name: w2, stream: s, type: tumbling, size: 2s", 1)
-	dev, err := configs.ParseDevice(filepath.Join(filepath.Dir(path), "a.yaml"), []byte(changed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Apply(context.Background(), []*configs.Device{dev}); err != nil {
-		t.Fatalf("reload refused: %v\n%s", err, logs)
-	}
+	resizeW2(t, d, path, logs)
 	d.topo.system.Root.Send(up, &releaseAcks{})
 
 	q := outbox.UpstreamQueue("a")
