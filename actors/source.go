@@ -137,6 +137,7 @@ func (s *source) begin(now int64) {
 	s.nextEmit = now
 	if s.restored != nil {
 		s.gen.Restore(*s.restored, now)
+		s.savedMax = s.restored.Max
 		s.restored = nil
 	}
 }
