@@ -24,7 +24,7 @@
 //     uplink.Link and spawns the actor through it.
 //   - actors/outbox: what the two share: outbox entries and their encoding, the
 //     upstream queue name, record ids, and the messages Tick, Enqueued and
-//     Delivered (this package's names for them are aliases).
+//     Delivered (this package's names for them are aliases) and Detach.
 //   - actors/workers: the live dispatcher, the goroutines that run every mailbox
 //     (replay runs on protoactor's synchronized one instead).
 //   - actors/status: the per-topic statistics the sources set on the record path,

@@ -19,10 +19,11 @@ import (
 // BenchmarkHeapPerIdleKey measures what one sensor costs while it waits for its next
 // reading: its source actor, its window actor with one open window, their statistics,
 // and the /status sampler's share after a full lag ring. It reports live heap bytes
-// per key (after a GC), the number the README's memory table cites: with count and
-// sum, and with make bench's aggregates (a p95 sketch per window). It is the heap that
-// 10,000 keys add to a daemon that has 1,000: what a daemon holds however many keys
-// it has (Badger's memtable arena, 5 MB here, its caches) is not charged to its keys.
+// per key (after a GC), the number the memory table of docs/operations.md cites:
+// with count and sum, and with make bench's aggregates (a p95 sketch per window).
+// It is the heap that 10,000 keys add to a daemon that has 1,000: what a daemon
+// holds however many keys it has (Badger's memtable arena, 5 MB here, its caches) is
+// not charged to its keys.
 //
 //	go test -run '^$' -bench HeapPerIdleKey -benchtime 1x ./actors/
 func BenchmarkHeapPerIdleKey(b *testing.B) {

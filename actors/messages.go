@@ -151,6 +151,14 @@ type detachQueue struct {
 	done  chan struct{}
 }
 
+// resendOutbox hands the sink a device's result outbox as a starting pipeline finds
+// it: the committed entries the sink has not taken are published again, read from the
+// store as the sink has room, and confirmations go to replyTo (the committer).
+type resendOutbox struct {
+	queue   string
+	replyTo *actor.PID
+}
+
 // FlushNow makes a pipeline flush and commit at once; Done is closed afterwards.
 type FlushNow struct{ Done chan struct{} }
 

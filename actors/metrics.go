@@ -58,7 +58,7 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 	f := factory{r: r, status: forStatus}
 	streams := status.NewStats()
 	r.MustRegister(status.NewCollector(streams, cfg.PerTopic))
-	publishRefused := f.counters("edged_publish_refused_total", "Records dropped because their topic is not a valid MQTT topic (never sent, never retried).", "output")
+	publishRefused := f.counters("edged_publish_refused_total", "Records dropped because the broker would never take them: a topic that is not a valid MQTT topic, a record over a JetStream server's max_payload or its stream's max_msg_size (never retried).", "output")
 	m := &Metrics{
 		Registry:       r,
 		status:         forStatus,

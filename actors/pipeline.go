@@ -252,34 +252,12 @@ func (p *pipeline) discardWindow(name string, saved, now []byte) {
 		"window", name, "saved", string(saved), "now", string(now), "keys_deleted", n)
 }
 
-// resendResults hands the sink the results that were committed but not confirmed
-// published before the last stop.
+// resendResults has the sink publish again the results that were committed but not
+// confirmed published before the last stop. The sink reads them from the store as it
+// has room, as it reads live results it left there: a backlog of any size after a long
+// broker outage holds no more memory than live results do.
 func (p *pipeline) resendResults(ctx actor.Context) {
-	q := resultsQueue(p.plan.device.ID)
-	// First, say who takes the confirmations now, even with nothing to resend.
-	ctx.Send(p.env.sink, &Enqueued{Queue: q, ReplyTo: p.committer})
-	var after uint64
-	for {
-		entries, err := p.env.store.Peek(q, after, 512)
-		if err != nil {
-			p.log.Error("reading the result outbox", "err", err)
-			return
-		}
-		if len(entries) == 0 {
-			return
-		}
-		batch := &Enqueued{Queue: q, ReplyTo: p.committer}
-		for _, e := range entries {
-			after = e.Seq
-			oe, err := outbox.Decode(e.Seq, e.Payload)
-			if err != nil {
-				p.log.Error("skipping a malformed result outbox entry", "err", err)
-				continue
-			}
-			batch.Entries = append(batch.Entries, oe)
-		}
-		ctx.Send(p.env.sink, batch)
-	}
+	ctx.Send(p.env.sink, &resendOutbox{queue: resultsQueue(p.plan.device.ID), replyTo: p.committer})
 }
 
 // onRoute delivers a record to a key the source has no address for, spawning the

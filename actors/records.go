@@ -9,8 +9,9 @@ import (
 	"github.com/edged/edged/windows"
 )
 
-// appendResult encodes a result record (README, "Result record") with values in the
-// order the window's aggregates were configured, so output is byte-stable.
+// appendResult encodes a result record (docs/semantics.md, "Result record") with
+// values in the order the window's aggregates were configured, so output is
+// byte-stable.
 func appendResult(b []byte, device, window string, r *windows.Result, emittedAt int64) []byte {
 	b = append(b, `{"device":`...)
 	b = appendString(b, device)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
 )
@@ -222,19 +223,25 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 			}
 		}
 	}
-	// Results of those commits may still be on their way to the broker: the sink
-	// holds their confirmations until the new pipeline takes the queue, and the
-	// confirmations it sent before are committed by a last flush.
+	// Results and late records of those commits may still be on their way to a
+	// broker: the sink holds their confirmations until the new pipeline takes the
+	// queue, the uplink deletes what it delivers itself, and the confirmations sent
+	// before are committed by a last flush.
 	for _, id := range ids {
 		if _, ok := t.system.ProcessRegistry.GetLocal(running[id].pid.Id); !ok {
 			continue
 		}
 		done := make(chan struct{})
 		t.system.Root.Send(t.env.sink, &detachQueue{queue: resultsQueue(id), done: done})
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := waitDone(ctx, done); err != nil {
+			return err
+		}
+		if t.env.late != nil {
+			done := make(chan struct{})
+			t.system.Root.Send(t.env.late, &outbox.Detach{Queue: outbox.UpstreamQueue(id), Done: done})
+			if err := waitDone(ctx, done); err != nil {
+				return err
+			}
 		}
 		if err := d.flushDevice(ctx, running[id].pid); err != nil {
 			return fmt.Errorf("device %s: committing its published results: %w", id, err)
@@ -246,6 +253,11 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 func (d *Daemon) flushDevice(ctx context.Context, pid *actor.PID) error {
 	done := make(chan struct{})
 	d.topo.system.Root.Send(pid, &FlushNow{Done: done})
+	return waitDone(ctx, done)
+}
+
+// waitDone waits until done is closed or ctx ends.
+func waitDone(ctx context.Context, done chan struct{}) error {
 	select {
 	case <-done:
 		return nil

@@ -49,6 +49,13 @@ func reloadTestDaemon(t *testing.T, devices map[string]string) (*Daemon, *captur
 // dispatch (nil: the default, as in edged run).
 func reloadDaemon(t testing.TB, devices map[string]string, opts persist.Options, dispatch actor.Dispatcher) (*Daemon, *capture, *bytes.Buffer, string) {
 	t.Helper()
+	return reloadDaemonWith(t, devices, opts, dispatch, nil)
+}
+
+// reloadDaemonWith is reloadDaemon with late spawning what receives late records.
+func reloadDaemonWith(t testing.TB, devices map[string]string, opts persist.Options, dispatch actor.Dispatcher,
+	late func(*env) *actor.PID) (*Daemon, *capture, *bytes.Buffer, string) {
+	t.Helper()
 	dir := t.TempDir()
 	writeReloadFiles(t, dir, devices)
 	daemon := "data_dir: data\ndevices_dir: devices\ncommit_interval: 50ms\nbroker: {url: tcp://127.0.0.1:1}\n"
@@ -68,7 +75,7 @@ func reloadDaemon(t testing.TB, devices map[string]string, opts persist.Options,
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	pub := &capture{}
 	m := NewMetrics()
-	topo, err := buildTopology(cfg, store, m, log, dispatch, pub, nil)
+	topo, err := buildTopology(cfg, store, m, log, dispatch, pub, late)
 	if err != nil {
 		t.Fatal(err)
 	}

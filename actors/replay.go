@@ -22,7 +22,7 @@ import (
 // ReplayOptions configure `edged replay`.
 type ReplayOptions struct {
 	Config     *configs.Daemon
-	Input      io.Reader // JSON lines: messages and explicit watermarks (README, "Tuning with replay")
+	Input      io.Reader // JSON lines: messages and explicit watermarks (docs/operations.md)
 	Output     io.Writer // JSON lines: results, {"late": ...}, {"watermark": ...}
 	Watermarks bool      // also write every watermark change
 	DataDir    string    // "" keeps state in memory

@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ type router struct {
 	longTopic func(topic string, at int64) // counts and logs a message dropped for its topic's length
 	blocked   func() bool                  // intake is blocked: shed QoS 0
 	spawnWait time.Duration                // spawnTimeout; shorter in tests
+	log       *slog.Logger
 	closing   atomic.Bool
 	// gate is held by route for each message, and by a live reload while it
 	// replaces devices: a channel, not a mutex, so a reload can give up waiting.
@@ -44,9 +46,12 @@ type routedDevice struct {
 // and a metrics label. MQTT allows 65,535 bytes; sensor topics are far shorter.
 const maxTopicBytes = 1024
 
-// spawnTimeout bounds the wait for a new topic's source actor once the pipeline takes
-// messages: the wait before, for the device's saved state to be read, has no bound
-// but shutdown.
+// spawnTimeout is how long the router waits for a new topic's source actor before it
+// says so in the log and asks again (the wait before, for the device's saved state to
+// be read, is not counted). It goes on asking as long as the pipeline runs and edged
+// is not stopping: a message left unacknowledged would come back only after the
+// broker connection is lost. Asking again covers a request lost with a pipeline that
+// restarted; a pipeline answers a repeated request with the source it started.
 const spawnTimeout = 5 * time.Second
 
 // route delivers one message; ackFn acknowledges it to the broker once every device
@@ -137,7 +142,8 @@ func (r *router) deliver(d *routedDevice, in *Inbound, ackFn func()) {
 	for {
 		src, err := r.source(d, in.Topic)
 		if err != nil {
-			// Left unacknowledged: the broker redelivers it after a reconnect.
+			// Stopping, or the pipeline stopped: left unacknowledged, the broker
+			// redelivers it after a reconnect.
 			return
 		}
 		// A source being passivated is closing: counted first, then checked, so
@@ -183,7 +189,8 @@ func (r *router) waitForRoom(d *routedDevice) {
 }
 
 // source returns the source actor of a topic, asking the pipeline to spawn it the
-// first time (or again, after it was passivated).
+// first time (or again, after it was passivated). It waits as long as the pipeline
+// runs and edged is not stopping.
 func (r *router) source(d *routedDevice, topic string) (*sourceHandle, error) {
 	if h := d.sources.get(topic); h != nil && !h.closing.Load() {
 		return h, nil
@@ -191,17 +198,39 @@ func (r *router) source(d *routedDevice, topic string) (*sourceHandle, error) {
 	if err := r.waitRestored(d); err != nil {
 		return nil, err
 	}
-	res, err := r.root.RequestFuture(d.pid, &sourceWanted{topic: topic}, r.spawnWait).Result()
-	if err != nil {
-		return nil, fmt.Errorf("starting the source of %s: %w", topic, err)
+	for said := false; ; said = true {
+		res, err := r.root.RequestFuture(d.pid, &sourceWanted{topic: topic}, r.spawnWait).Result()
+		if err == nil {
+			return res.(*sourceHandle), nil
+		}
+		if h := d.sources.get(topic); h != nil && !h.closing.Load() {
+			return h, nil // answered just too late
+		}
+		switch {
+		case !errors.Is(err, actor.ErrTimeout):
+			return nil, fmt.Errorf("starting the source of %s: %w", topic, err)
+		case r.closing.Load():
+			return nil, fmt.Errorf("stopping while the source of %s starts", topic)
+		case !r.running(d):
+			return nil, fmt.Errorf("starting the source of %s: the device's pipeline stopped", topic)
+		}
+		if !said {
+			r.log.Warn("the device's pipeline has not started the source of a new topic yet; intake is waiting for it",
+				"device", d.plan.device.ID, "topic", topic, "waited", r.spawnWait)
+		}
 	}
-	return res.(*sourceHandle), nil
 }
 
-// waitRestored holds intake until the device's pipeline has read its saved state.
-// Asking it for a source sooner would time out on a large restore and leave the
-// message unacknowledged until the broker connection is lost. A pipeline that stopped
-// (its supervisor gave up) never restores: its messages are left to redelivery.
+// running reports whether d's pipeline has not stopped (its supervisor gave up).
+func (r *router) running(d *routedDevice) bool {
+	_, ok := r.root.ActorSystem().ProcessRegistry.GetLocal(d.pid.Id)
+	return ok
+}
+
+// waitRestored holds intake until the device's pipeline has read its saved state,
+// which on a large device takes longer than spawnTimeout: a source asked for sooner
+// would be waited for just the same, with a warning. A pipeline that stopped (its
+// supervisor gave up) never restores: its messages are left to redelivery.
 func (r *router) waitRestored(d *routedDevice) error {
 	if d.restored == nil {
 		return nil
@@ -216,7 +245,7 @@ func (r *router) waitRestored(d *routedDevice) error {
 			if r.closing.Load() {
 				return errors.New("stopping while the device restores")
 			}
-			if _, ok := r.root.ActorSystem().ProcessRegistry.GetLocal(d.pid.Id); !ok {
+			if !r.running(d) {
 				return errors.New("the device's pipeline stopped while it restored")
 			}
 		}

@@ -67,6 +67,8 @@ func (s *sink) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Enqueued:
 		s.onEnqueued(ctx, m)
+	case *resendOutbox:
+		s.onResend(ctx, m)
 	case *DrainSink:
 		s.drains = append(s.drains, m.Done)
 		s.maybeDrained()
@@ -145,6 +147,21 @@ func (s *sink) onEnqueued(ctx actor.Context, m *Enqueued) {
 	}
 }
 
+// onResend takes over a result outbox from a starting pipeline: m.replyTo owns it now,
+// and the entries the sink has not taken are read back from the store in order, a
+// batch at a time as publishes complete, like entries it left there.
+func (s *sink) onResend(ctx actor.Context, m *resendOutbox) {
+	s.onEnqueued(ctx, &Enqueued{Queue: m.queue, ReplyTo: m.replyTo})
+	if s.behind[m.queue] == nil {
+		if s.behind == nil {
+			s.behind = map[string]*behind{}
+		}
+		s.behind[m.queue] = &behind{after: s.accepted[m.queue]}
+	}
+	s.publishQueued(ctx)
+	s.maybeDrained() // an empty outbox is caught up at once
+}
+
 // confirm tells a queue's owner that an entry is done with, or holds it until the
 // queue has an owner again.
 func (s *sink) confirm(ctx actor.Context, queue string, seq uint64) {
@@ -167,11 +184,12 @@ func (s *sink) publishQueued(ctx actor.Context) {
 	if len(s.queued) == 0 {
 		s.queued = nil // let the backing array go
 	}
-	for queue, b := range s.behind {
+	// In the order of the queues' names: replay's output must not follow a map's.
+	for _, queue := range sortedKeys(s.behind) {
 		if len(s.queued) >= maxSinkQueued/2 {
 			return
 		}
-		s.readBack(ctx, queue, b)
+		s.readBack(ctx, queue, s.behind[queue])
 	}
 }
 
@@ -186,6 +204,8 @@ func (s *sink) readBack(ctx actor.Context, queue string, b *behind) {
 	}
 	for _, e := range entries {
 		b.after = e.Seq
+		// Taken: the Enqueued of an entry read here before it arrived skips it.
+		s.accepted[queue] = max(s.accepted[queue], e.Seq)
 		oe, err := outbox.Decode(e.Seq, e.Payload)
 		if err != nil {
 			s.env.log.Error("skipping a malformed outbox entry", "queue", queue, "err", err)

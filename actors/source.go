@@ -47,6 +47,7 @@ type source struct {
 	sentIdle, savedIdle    bool
 	nextDue                int64
 	savedBase, savedBaseAt int64
+	savedMax               int64 // the max event time last saved (source_send.go)
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays
@@ -152,6 +153,7 @@ func (s *source) begin(now int64) {
 	s.nextEmit = now
 	if s.restored != nil {
 		s.gen.Restore(*s.restored, now)
+		s.savedMax = s.restored.Max
 		s.restored = nil
 	}
 }

@@ -34,7 +34,7 @@ import (
 // passivable reports whether the source holds nothing a passivated one would lose.
 func (s *source) passivable() bool {
 	z := s.handle.sleep.Load()
-	return z != nil && z.until == math.MaxInt64 && s.gen.Status().Idle && !s.dirty &&
+	return z != nil && z.until == math.MaxInt64 && s.gen.Status().Idle && !s.dirty && !s.maxUnsaved() &&
 		s.pending.main == nil && len(s.touched) == 0 && s.routed == nil && s.saveLater(s.gen.Status())
 }
 
@@ -83,6 +83,7 @@ func (s *source) resume(st watermark.GeneratorState) {
 	s.gen.Resume(st, baseAt)
 	s.started = true
 	s.nextEmit = math.MinInt64
+	s.savedMax = st.Max
 	s.savedIdle, s.savedBase, s.savedBaseAt = st.Idle, st.Base, baseAt
 	if st.Base == watermark.Min {
 		s.savedBaseAt = st.BaseAt

@@ -171,12 +171,23 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	}
 }
 
+// maxUnsaved reports a record that raised the stream's max event time since the state
+// was saved. Its status change is noticed only by the next emit (a tick), and a flush
+// may come first: a reload's, or a result's. The record's window actors commit it in
+// this flush, so the stream's state goes with it; a reload or a crash then resumes the
+// stream from it, not from an older max event time and watermark.
+func (s *source) maxUnsaved() bool {
+	st := s.gen.State()
+	return st.Seen && st.Max != s.savedMax
+}
+
 // onFlush hands the committer the source's own changes and passes the flush on to the
 // window actors it touched, telling the committer first how many answers to expect.
 // The flush message itself is passed on: messages are read-only once sent.
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
-	if s.dirty {
+	if s.dirty || s.maxUnsaved() {
 		st := s.gen.State()
+		s.savedMax = st.Max
 		saved, kept := s.uptime.saved(st)
 		s.savedIdle = st.Idle && kept // a base the uptime could not take yet is saved at the next change
 		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt
@@ -186,12 +197,12 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	}
 	reply := s.pending.flushed(f.Epoch, len(s.touched))
 	s.flushedUnits(reply.Units)
+	// Flushed by window definition, then key, as fed (see onKeyBound).
+	slices.SortFunc(s.touched, compareBound)
 	// The reply tells the committer how many window answers to wait for, so it must
 	// arrive before any of them: it may ride with a window actor's answer only when
 	// that is the one answer (with two, the other could arrive first and complete the
 	// epoch without this source's state).
-	// Flushed by window definition, then key, as fed (see onKeyBound).
-	slices.SortFunc(s.touched, compareBound)
 	if len(s.touched) == 1 {
 		b := s.touched[0]
 		b.touched = false

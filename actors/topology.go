@@ -64,7 +64,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 	if late != nil {
 		e.late = late(e)
 	}
-	t.router = &router{root: system.Root, blocked: e.blocked, spawnWait: spawnTimeout, gate: make(chan struct{}, 1), unmatched: func(topic string, at int64) {
+	t.router = &router{root: system.Root, blocked: e.blocked, spawnWait: spawnTimeout, log: log, gate: make(chan struct{}, 1), unmatched: func(topic string, at int64) {
 		m.Unmatched.Inc()
 		t.unmatched.log(log, at, "message on a topic no stream matches", "topic", topic)
 	}, longTopic: func(topic string, at int64) {

@@ -6,7 +6,7 @@ import (
 )
 
 // Defaults. These are the values a field takes when a file leaves it out; the
-// README's config reference cites this list. A field written in a file, even
+// config reference (docs/configuration.md) cites this list. A field written in a file, even
 // as 0 or "", keeps that value and is validated as written: 0 and "" mean
 // something for some fields (off, QoS 0) and are errors for the others.
 //

@@ -123,23 +123,37 @@ func (p *Publisher) Connected() bool { return p.nc.IsConnected() }
 // caller sends the batch again with the same ids.
 //
 // A message whose subject no stream takes in fails with an error that names the
-// subject.
+// subject. A message the server refuses for its size fails with a *TooLargeError:
+// the messages before it were acknowledged.
 func (p *Publisher) PublishBatch(msgs []Msg, done func(duplicates int, err error)) {
 	go func() { done(p.publish(msgs)) }()
 }
 
 func (p *Publisher) publish(msgs []Msg) (int, error) {
 	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
-	for _, m := range msgs {
+	for i, m := range msgs {
 		nm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: nats.Header{}}
 		nm.Header.Set(jetstream.MsgIDHeader, m.ID)
 		// Past MaxPending this waits for acks to make room, up to the ack timeout.
 		f, err := p.js.PublishMsgAsync(nm, jetstream.WithStallWait(p.ackTimeout))
+		if errors.Is(err, nats.ErrMaxPayload) {
+			// The client refuses it before sending; the ones before it are out.
+			dups, err := p.await(msgs, futures)
+			if err == nil {
+				err = &TooLargeError{Index: i, Subject: m.Subject, Size: len(m.Data), Err: fmt.Errorf("the server's max_payload is %d bytes: %w", p.nc.MaxPayload(), nats.ErrMaxPayload)}
+			}
+			return dups, err
+		}
 		if err != nil {
 			return 0, fmt.Errorf("publishing to %s: %w", m.Subject, err)
 		}
 		futures = append(futures, f)
 	}
+	return p.await(msgs, futures)
+}
+
+// await waits for the acks of futures, those of the first len(futures) msgs.
+func (p *Publisher) await(msgs []Msg, futures []jetstream.PubAckFuture) (int, error) {
 	dups := 0
 	for i, f := range futures {
 		select {
@@ -150,14 +164,35 @@ func (p *Publisher) publish(msgs []Msg) (int, error) {
 		case <-p.closed:
 			return dups, ErrClosed
 		case err := <-f.Err():
-			if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			var api *jetstream.APIError
+			switch {
+			case errors.Is(err, jetstream.ErrNoStreamResponse):
 				return dups, fmt.Errorf("no JetStream stream takes in subject %s: %w", msgs[i].Subject, err)
+			case errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamMessageExceedsMaximum:
+				return dups, &TooLargeError{Index: i, Subject: msgs[i].Subject, Size: len(msgs[i].Data), Err: fmt.Errorf("the stream's max_msg_size: %w", err)}
 			}
 			return dups, fmt.Errorf("publishing to %s: %w", msgs[i].Subject, err)
 		}
 	}
 	return dups, nil
 }
+
+// TooLargeError is a message the server refuses for its size however often it is
+// sent: over the server's max_payload, or the max_msg_size of the stream that takes
+// in its subject. The messages of its batch before it were acknowledged; those after
+// it may not have been.
+type TooLargeError struct {
+	Index   int // in the batch
+	Subject string
+	Size    int // of the message's body, bytes
+	Err     error
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("a message of %d bytes to %s is larger than the server takes (%v)", e.Size, e.Subject, e.Err)
+}
+
+func (e *TooLargeError) Unwrap() error { return e.Err }
 
 // ErrClosed is what a batch still waiting for acks gets when the publisher closes.
 var ErrClosed = errors.New("the NATS publisher was closed")

@@ -14,6 +14,15 @@ type Enqueued struct {
 	ReplyTo *actor.PID
 }
 
+// Detach tells an outbox reader that the queue's committer is stopping (a live reload
+// replaces its device): a report sent to it would be lost. The reader deletes what it
+// is done with itself from then on, until an Enqueued names the next committer. Done
+// is closed once every earlier report is on its way.
+type Detach struct {
+	Queue string
+	Done  chan struct{}
+}
+
 // Delivered reports outbox entries the upstream side is done with.
 type Delivered struct {
 	Queue string

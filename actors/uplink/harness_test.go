@@ -190,7 +190,7 @@ func (f *upFakeConn) publish(b upstreamBatch, done func(error)) {
 	f.mu.Lock()
 	var err error
 	if !mqtt.ValidTopicName(topic) { // as the real client refuses it
-		err = mqtt.ErrInvalidTopic
+		err = refusedTopic(mqtt.ErrInvalidTopic, len(b.entries))
 	} else if f.fail > 0 {
 		f.fail--
 		err = errUpstreamDown

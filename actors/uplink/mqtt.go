@@ -3,6 +3,7 @@ package uplink
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -58,7 +59,18 @@ func (t *mqttUplink) publish(b upstreamBatch, done func(error)) {
 		done(errUpstreamDown)
 		return
 	}
-	c.Publish(upstreamTopic(t.prefix, b.device, b.topic), 1, upstreamPayload(b.device, b.entries), done)
+	c.Publish(upstreamTopic(t.prefix, b.device, b.topic), 1, upstreamPayload(b.device, b.entries), func(err error) {
+		done(refusedTopic(err, len(b.entries)))
+	})
+}
+
+// refusedTopic makes the client's refusal of an invalid topic the refusal of every
+// record of the batch: they share the topic and the one message.
+func refusedTopic(err error, records int) error {
+	if errors.Is(err, mqtt.ErrInvalidTopic) {
+		return &refusal{refused: records, err: err}
+	}
+	return err
 }
 
 // close stops dialling and disconnects, giving in-flight publishes a second.

@@ -3,6 +3,7 @@ package uplink
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -120,6 +121,9 @@ func (t *natsUplink) publish(b upstreamBatch, done func(error)) {
 	}
 	t.pub.PublishBatch(msgs, func(dups int, err error) {
 		t.dups.Add(float64(dups))
+		if big, ok := errors.AsType[*natsjs.TooLargeError](err); ok {
+			err = &refusal{acked: big.Index, refused: 1, err: err}
+		}
 		done(err)
 	})
 }

@@ -1,12 +1,16 @@
 package uplink
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/edged/edged/actors/outbox"
@@ -152,5 +156,76 @@ func TestAResultEmittedAgainIsStoredOnceByItsKeyAndRevision(t *testing.T) {
 	var m dto.Metric
 	if err := h.link.metrics.Duplicates.Write(&m); err != nil || m.GetCounter().GetValue() != 1 {
 		t.Errorf("edged_upstream_duplicates_total = %v (%v), want 1", m.GetCounter().GetValue(), err)
+	}
+}
+
+// A record the server takes under no circumstances, for its size, must not hold up
+// its device's outbox for good: it is refused (dropped from the outbox, counted and
+// logged, as a record whose topic MQTT refuses) and the records around it go on.
+func TestAJetStreamRecordTooLargeForTheServerIsRefusedAndTheRestDrain(t *testing.T) {
+	tests := []struct {
+		name   string
+		server []natsbroker.Option
+		stream int32 // > 0: the stream is made by the test with this max_msg_size
+	}{
+		{name: "over the server's max_payload", server: []natsbroker.Option{natsbroker.WithMaxPayload(1024)}},
+		{name: "over the stream's max_msg_size", stream: 1024},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := natsbroker.Start(t, tt.server...)
+			cfg := natsUpConfig(srv.URL(), tt.stream == 0)
+			if tt.stream > 0 {
+				createTestStream(t, srv.URL(), jetstream.StreamConfig{Name: "UP", Subjects: []string{"cloud.gw.>"}, MaxMsgSize: tt.stream})
+			}
+			h, stop := startUpEdged(t, t.TempDir(), cfg)
+			defer stop()
+			upEventually(t, 10*time.Second, "edged connected to NATS and set up the stream", h.link.Connected)
+
+			q := outbox.UpstreamQueue("a")
+			b := h.store.NewBatch()
+			var entries []outbox.Entry
+			for i, size := range []int{10, 2000, 10, 10} { // one batch: natsUpConfig takes 20 records
+				e := outbox.Entry{Topic: "late/s", QoS: 1, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, i, strings.Repeat("x", size))}
+				e.Seq = b.Enqueue(q, e.Encode())
+				entries = append(entries, e)
+			}
+			if err := h.store.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+			h.system.Root.Send(h.pid, &outbox.Enqueued{Queue: q, Entries: entries, ReplyTo: h.committer})
+
+			upEventually(t, 10*time.Second, "the outbox drained", func() bool { return h.store.Stats(q).Records == 0 })
+			var ids []string
+			for _, m := range srv.Messages("UP") {
+				ids = append(ids, m.ID)
+			}
+			if want := []string{"cloud/gw/a-1", "cloud/gw/a-3", "cloud/gw/a-4"}; !slices.Equal(ids, want) {
+				t.Errorf("the stream holds %v, want %v: every record but the large one, in order", ids, want)
+			}
+			if n := testutil.ToFloat64(h.link.metrics.Refused.WithLabelValues("upstream")); n != 1 {
+				t.Errorf("edged_publish_refused_total{output=upstream} = %v, want 1", n)
+			}
+			if n := testutil.ToFloat64(h.link.metrics.Sent); n != 3 {
+				t.Errorf("edged_upstream_sent_total = %v, want 3", n)
+			}
+		})
+	}
+}
+
+// createTestStream makes a JetStream stream as an operator would.
+func createTestStream(t *testing.T, url string, cfg jetstream.StreamConfig) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(t.Context(), cfg); err != nil {
+		t.Fatalf("creating stream %s: %v", cfg.Name, err)
 	}
 }

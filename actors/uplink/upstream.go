@@ -11,18 +11,30 @@ import (
 
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
-	"github.com/edged/edged/mqtt"
 )
 
 // upstreamConn is the uplink as the upstream actor sees it: *Link in the
 // daemon (over an MQTT or a JetStream transport), a fake in tests. The actor decides
 // what goes out and when; the transport how. publish sends one batch; done reports,
 // once, that the server acknowledged every record of it (MQTT PUBACK, JetStream
-// PubAck) or why not, and the actor then sends the whole batch again.
+// PubAck) or why not, and the actor then sends the whole batch again, unless the
+// error is a *refusal.
 type upstreamConn interface {
 	publish(b upstreamBatch, done func(error))
 	Connected() bool
 }
+
+// refusal is a transport's answer that records of a batch can never be published,
+// however often they are sent (a topic the broker refuses, a record larger than it
+// takes): the first acked records were acknowledged, the next refused ones are
+// refused, and the rest, if any, are to be sent again.
+type refusal struct {
+	acked, refused int
+	err            error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
 
 const (
 	// upstreamRetryAfter is how long (ms of processing time) a queue waits after a
@@ -100,6 +112,8 @@ func (u *upstream) Receive(ctx actor.Context) {
 		u.onEnqueued(ctx, m)
 	case *upstreamAcked:
 		u.onAcked(ctx, m)
+	case *outbox.Detach:
+		u.onDetach(m)
 	case *outbox.Tick:
 		u.onTick(ctx, m)
 	}
@@ -127,19 +141,26 @@ func (u *upstream) onEnqueued(ctx actor.Context, m *outbox.Enqueued) {
 	u.pump(ctx, q)
 }
 
+// onDetach forgets the committer of a queue whose device a reload replaces: what is
+// delivered from now on is deleted here, as a backlog without a committer is, until
+// the next committer's Enqueued. Sent to the stopping one, it would be lost and the
+// records shipped again at the next start.
+func (u *upstream) onDetach(m *outbox.Detach) {
+	if q := u.queues[m.Queue]; q != nil {
+		q.replyTo = nil
+	}
+	close(m.Done)
+}
+
 func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
 	b := m.batch
 	q := b.queue
 	if u.queues[q.name] != q || q.inflight != b {
 		return // a batch already given up on, or of a previous incarnation of the actor
 	}
-	if errors.Is(m.err, mqtt.ErrInvalidTopic) {
-		// Never sent and never sendable: dropped like delivered entries, counted.
-		u.env.metrics.Refused.WithLabelValues("upstream").Add(float64(len(b.seqs)))
-		u.env.log.Error("dropping upstream records whose topic the broker would refuse", "queue", q.name, "records", len(b.seqs), "err", m.err)
-		q.inflight = nil
-		u.delivered(ctx, q, b.seqs)
-		u.pump(ctx, q)
+	var r *refusal
+	if errors.As(m.err, &r) {
+		u.refuse(ctx, q, b, r)
 		return
 	}
 	if m.err != nil {
@@ -158,6 +179,25 @@ func (u *upstream) onAcked(ctx actor.Context, m *upstreamAcked) {
 	q.inflight = nil
 	u.sent.Add(float64(len(b.seqs)))
 	u.delivered(ctx, q, b.seqs)
+	u.pump(ctx, q)
+}
+
+// refuse drops the records a transport says no broker will take, as if delivered,
+// counted and logged: a retry cannot succeed and would hold up the queue for good.
+// The records acknowledged before them are delivered; the ones after them are sent
+// again.
+func (u *upstream) refuse(ctx actor.Context, q *upQueue, b *upBatch, r *refusal) {
+	done := min(r.acked+r.refused, len(b.seqs))
+	refused := b.seqs[min(r.acked, done):done]
+	u.env.metrics.Refused.WithLabelValues("upstream").Add(float64(len(refused)))
+	u.env.log.Error("dropping upstream records the broker would never take", "queue", q.name, "records", len(refused), "err", r.err)
+	u.sent.Add(float64(done - len(refused)))
+	q.inflight = nil
+	if done < len(b.seqs) {
+		q.cursor = b.seqs[done] - 1
+		q.forget()
+	}
+	u.delivered(ctx, q, b.seqs[:done])
 	u.pump(ctx, q)
 }
 

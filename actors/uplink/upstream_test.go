@@ -343,3 +343,23 @@ func TestUpstreamDropsRecordsWhoseTopicIsInvalidAndGoesOn(t *testing.T) {
 		t.Errorf("edged_publish_refused_total{output=upstream} = %v, want 1", n)
 	}
 }
+
+// Once a queue's committer is stopping (a reload replaces its device), the actor
+// deletes what it delivers itself: a Delivered sent to that committer would be lost,
+// and the records shipped again at the next start.
+func TestUpstreamDeletesWhatADetachedQueueDeliversItself(t *testing.T) {
+	conn := &upFakeConn{up: true, hold: true}
+	h := newUpHarness(t, t.TempDir(), upConfig(10, 0, 0), conn, nil, true)
+	defer h.close()
+	h.enqueue("d", []string{"s", "s"}, 0, 0, true)
+	done := make(chan struct{})
+	h.system.Root.Send(h.pid, &outbox.Detach{Queue: outbox.UpstreamQueue("d"), Done: done})
+	<-done
+	if err := h.system.Root.StopFuture(h.committer).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	conn.release()
+	if left := h.seqs(outbox.UpstreamQueue("d")); len(left) > 0 {
+		t.Errorf("entries %v delivered after the detach are still in the outbox", left)
+	}
+}

@@ -8,7 +8,7 @@
 // It reads the stream from its start with an ordered consumer, so running it again
 // rebuilds the same table: applying a record twice changes nothing. A real
 // consumer would keep a durable consumer and write to its database with the
-// same rule (README, "The consumer rule").
+// same rule (docs/semantics.md, "The consumer rule").
 package main
 
 import (

@@ -14,7 +14,7 @@ type row struct {
 	base *measurement
 }
 
-// printTable writes the markdown table the README documents.
+// printTable writes the markdown table docs/performance.md documents.
 func printTable(w io.Writer, o *options, rows []row, loop *measurement) {
 	fmt.Fprintln(w, header(o))
 	fmt.Fprintln(w)

@@ -24,7 +24,7 @@ import (
 )
 
 // NoLossConfig is the part of the configuration edged's guarantee of no lost
-// QoS 1 message relies on, as the README documents it:
+// QoS 1 message relies on, as docs/delivery.md documents it:
 //   - persistence with a short autosave, so persistent sessions and their
 //     queued messages survive a restart (a clean stop always saves; a kill
 //     loses at most the last second);

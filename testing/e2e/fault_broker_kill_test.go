@@ -15,12 +15,12 @@ import (
 
 // A broker killed with -9 keeps only what it saved. Once the broker confirmed a
 // result, edged deletes it, so a result the broker holds for a consumer that is
-// away survives only in the broker's file. With the README's settings
+// away survives only in the broker's file. With the settings docs/delivery.md gives
 // (testing/broker's NoLossConfig: persistence, autosave_interval 1) the broker saves
 // every second: the consumer here is away while edged publishes every result, and
 // the broker is killed right after its first save that follows edged's last
 // confirmed result. (Killed within that second, it loses what it confirmed in it;
-// the README says so.)
+// docs/delivery.md says so.)
 func TestFaultBrokerKilledAfterItsAutosaveLosesNoResult(t *testing.T) {
 	bin := crashBuild(t)
 	mq := broker.Start(t)

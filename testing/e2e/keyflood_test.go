@@ -17,9 +17,9 @@ import (
 )
 
 // The key flood sends readings of 200,000 distinct keys on one stream, as a bad
-// sensor or a wrong key field would: edged must keep its memory within the bound the
-// README gives for limits.max_keys_per_window and send the readings of keys past the
-// limit to the late output.
+// sensor or a wrong key field would: edged must keep its memory within the bound
+// docs/configuration.md gives for limits.max_keys_per_window and send the readings
+// of keys past the limit to the late output.
 //
 //	go test ./testing/e2e -run 'KeyFlood' -v
 
@@ -27,7 +27,7 @@ const (
 	floodKeys = 200_000
 	// floodLimit is limits.max_keys_per_window for the flood.
 	floodLimit = 2000
-	// floodRSSBound is the README's bound for a flood: 294-330 MiB measured (399-411
+	// floodRSSBound is the docs' bound for a flood: 294-330 MiB measured (399-411
 	// without limits.memory in the same session), most of it the refused readings' late
 	// records on their way out and Badger's buffers, not keys. Without the limit
 	// every key stays in memory (~23 KiB each: 4.5 GB here).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Result is the result record (README, "Result record") as a consumer decodes it.
+// Result is the result record (docs/semantics.md, "Result record") as a consumer decodes it.
 type Result struct {
 	Device   string              `json:"device"`
 	Window   string              `json:"window"`
@@ -39,7 +39,7 @@ func ParseResult(b []byte) (Result, error) {
 	return r, nil
 }
 
-// Latest applies the README's consumer rule: upsert by ID keeping the highest
+// Latest applies the consumer rule (docs/semantics.md): upsert by ID keeping the highest
 // revision, delete on a retract. It returns what such a store holds at the end.
 func Latest(rs []Result) map[ID]Result {
 	out := map[ID]Result{}

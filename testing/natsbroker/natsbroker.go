@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -41,22 +42,43 @@ func Bin() string {
 	return ""
 }
 
+// Option changes how Start configures the server.
+type Option func(*settings)
+
+type settings struct{ maxPayload int }
+
+// WithMaxPayload sets the server's max_payload, the largest message it takes (1 MiB
+// unless set); a client refuses to send a larger one.
+func WithMaxPayload(bytes int) Option {
+	return func(s *settings) { s.maxPayload = bytes }
+}
+
 // Start runs nats-server -js on a free loopback port and waits until JetStream
 // answers. The test is skipped if nats-server is not installed. The server is
 // stopped when the test ends; its log is printed if the test failed. Restart
 // keeps the port and the JetStream store.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	bin := Bin()
 	if bin == "" {
 		t.Skip("nats-server is not installed (not in PATH nor /usr/sbin): install it with `apt-get install -y nats-server`")
+	}
+	var s settings
+	for _, o := range opts {
+		o(&s)
 	}
 	dir := t.TempDir()
 	return &Server{t: t, Process: broker.StartProcess(t, broker.Spec{
 		Name: "nats-server",
 		Bin:  bin,
 		Args: func(port int) ([]string, error) {
-			return []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", dir}, nil
+			args := []string{"-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", dir}
+			if s.maxPayload == 0 {
+				return args, nil
+			}
+			// max_payload has no command-line flag.
+			conf := filepath.Join(dir, "nats-server.conf")
+			return append(args, "-c", conf), os.WriteFile(conf, fmt.Appendf(nil, "max_payload: %d\n", s.maxPayload), 0o644)
 		},
 		Ready: func(port int) error { return jetStreamReady(url(port)) },
 	})}

@@ -8,7 +8,7 @@ import (
 	"github.com/edged/edged/windows"
 )
 
-// Sim replays the lateness rules of the README ("Event-time semantics") naively, to tell which records
+// Sim replays the lateness rules of docs/semantics.md naively, to tell which records
 // a correct operator accepts, sends to the late output or drops, and which
 // accepted records make up each window. Feed it the same watermarks and
 // records, in the same order, as the operator under test.

@@ -6,7 +6,7 @@ import (
 	"github.com/edged/edged/windows"
 )
 
-// Table is the downstream store of the README's consumer rule, for one
+// Table is the downstream store of the consumer rule (docs/semantics.md), for one
 // window definition of one device: it upserts results by (key, start),
 // keeping the highest revision, and deletes the row on a retract. Its rows
 // at the end must equal the oracle's final windows (Sim.Final), whatever

@@ -10,12 +10,12 @@ import (
 	"time"
 )
 
-// The README's daemon-file table is what operators read; it must say what the code
-// does. Every row of the table is checked against the defaults applied to a file
-// that leaves the field out, so a changed default fails here until the README
+// The daemon-file table of docs/configuration.md is what operators read; it must say
+// what the code does. Every row of the table is checked against the defaults applied
+// to a file that leaves the field out, so a changed default fails here until the page
 // follows. A new row needs an entry below.
-func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestTheDocsDaemonTableGivesTheAppliedDefaults(t *testing.T) {
+	reference, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,31 +63,31 @@ func TestTheREADMEDefaultsAreTheAppliedDefaults(t *testing.T) {
 		"fleet.kv.host":                       host(d.Fleet.KV.Host),
 		"fleet.kv.username":                   "none",
 	}
-	section := string(readme)
-	start := strings.Index(section, "### Daemon file")
-	end := strings.Index(section, "### Device file")
+	section := string(reference)
+	start := strings.Index(section, "## Daemon file")
+	end := strings.Index(section, "## Device file")
 	if start < 0 || end < start {
-		t.Fatal("README has no Daemon file section before the Device file section")
+		t.Fatal("docs/configuration.md has no Daemon file section before the Device file section")
 	}
 	row := regexp.MustCompile("(?m)^\\| `([^`]+)`[^|]*\\| (.*?) \\|")
 	rows := row.FindAllStringSubmatch(section[start:end], -1)
 	if len(rows) < len(applied)-2 {
-		t.Fatalf("found %d rows in the README's daemon table; the pattern no longer matches it", len(rows))
+		t.Fatalf("found %d rows in the daemon table of docs/configuration.md; the pattern no longer matches it", len(rows))
 	}
 	for _, m := range rows {
 		field, cell := m[1], strings.ReplaceAll(m[2], "`", "")
 		want, ok := applied[field]
 		if !ok {
-			t.Errorf("README row %q: add it to this test with the default the code applies", field)
+			t.Errorf("docs/configuration.md row %q: add it to this test with the default the code applies", field)
 			continue
 		}
 		if cell != want && !strings.HasPrefix(cell, want+" ") {
-			t.Errorf("README says %s defaults to %q; the code applies %q", field, cell, want)
+			t.Errorf("docs/configuration.md says %s defaults to %q; the code applies %q", field, cell, want)
 		}
 	}
 }
 
-// short writes a duration as the README does: 100ms, 30s, 1h.
+// short writes a duration as the docs do: 100ms, 30s, 1h.
 func short(d time.Duration) string {
 	s := d.String()
 	for _, z := range []string{"m0s", "h0m"} {
@@ -96,7 +96,7 @@ func short(d time.Duration) string {
 	return s
 }
 
-// bytesize writes a size as the README does: 64KiB, 64MiB.
+// bytesize writes a size as the docs do: 64KiB, 64MiB.
 func bytesize(n int64) string {
 	for _, u := range []struct {
 		unit string
