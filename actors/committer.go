@@ -374,6 +374,9 @@ func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
 	if d := u.dropValve; d != nil {
 		b.DeleteValve(d.device, d.window, d.key)
 	}
+	if d := u.dropStream; d != nil {
+		b.DeleteStream(d.device, d.stream)
+	}
 	for _, k := range u.deletes {
 		b.DeleteWindow(k)
 	}

@@ -32,6 +32,9 @@ type env struct {
 	commitEvery   int64 // ms of processing time between group commits
 	commitResults bool  // a result asks for a commit at once, not at the next interval
 	maxKeys       int   // keys per window definition (limits.max_keys_per_window); 0: no limit
+	// streamRetention is how long a stream whose source is not running is
+	// remembered (limits.stream_retention, ms); 0: for ever.
+	streamRetention int64
 	// restoreInChunks: pipelines restore saved streams and keys between messages
 	// (live), not all before the first (replay, whose output must not depend on timing).
 	restoreInChunks bool

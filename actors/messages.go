@@ -236,8 +236,9 @@ type passivateSource struct{}
 // sourcePassivated is a source's answer to passivateSource: it is still quiet, and
 // the pipeline may stop it unless something was sent to it meanwhile.
 type sourcePassivated struct {
-	topic    string
-	received uint64 // messages it took from the router
+	topic       string
+	received    uint64 // messages it took from the router
+	lastArrival int64  // of its last record
 }
 
 // sourceStaying is a source's answer to passivateSource when it is no longer quiet,

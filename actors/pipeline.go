@@ -37,6 +37,7 @@ type pipeline struct {
 	quietSources srcTimers
 	passivating  map[string]*sourceHandle
 	asleep       map[string]passivated
+	forget       srcTimers      // asleep streams, by when they are forgotten
 	ahead        int            // replies sent ahead to the next epoch
 	sched        sourceSchedule // which sources to tick and flush (source_schedule.go)
 	keys         map[keyID]*keyRef
@@ -163,6 +164,7 @@ func (p *pipeline) Receive(ctx actor.Context) {
 		p.fireEarly(ctx, m.Now) // first, so its results make this tick's flush
 		p.passivateKeys(ctx, m.Now)
 		p.passivateSources(ctx, m.Now)
+		p.forgetStreams(ctx, m.Now)
 		p.onTick(ctx, m)
 	case *earlyWanted:
 		p.onEarlyWanted(m)

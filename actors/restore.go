@@ -102,6 +102,8 @@ func (r *pendingRestore) drop() {
 
 // queue takes a device's index for restore: the keys and streams of configured
 // windows and streams, whose saved definition is unchanged (or was never saved).
+// The index lists the keys that hold windows only: one that holds none was
+// passivated, or will be (key_passivate.go), and its next reading brings it back.
 func (p *pipeline) queue(ix *persist.DeviceIndex) {
 	r := &p.pending
 	r.index = ix
@@ -132,9 +134,15 @@ func (p *pipeline) queue(ix *persist.DeviceIndex) {
 	r.streamDef = make([]int32, len(ix.Streams))
 	for i, st := range ix.Streams {
 		def := p.plan.match(st.Stream)
-		if def < 0 {
+		switch {
+		case def < 0:
 			p.log.Warn("ignoring saved state of a stream no longer configured", "stream", st.Stream)
-		} else {
+		case st.State.Idle:
+			// Asleep until a message, or a restored key it fed, needs it: a gateway's
+			// idle topics cost it nothing at a restart (source_passivate.go).
+			p.rememberSaved(st.Stream, def, st.State)
+			def = -1
+		default:
 			r.streamsLeft++
 		}
 		r.streamDef[i] = int32(def)

@@ -72,7 +72,7 @@ func (s *source) onPassivateSource(ctx actor.Context) {
 	case !s.durable():
 		ctx.Send(ctx.Parent(), &sourceStaying{topic: s.stream(), retry: true})
 	default:
-		ctx.Send(ctx.Parent(), &sourcePassivated{topic: s.stream(), received: s.received})
+		ctx.Send(ctx.Parent(), &sourcePassivated{topic: s.stream(), received: s.received, lastArrival: s.gen.State().LastArrival})
 	}
 }
 
@@ -131,9 +131,11 @@ func (t *srcTimers) add(due int64, topic string, h *sourceHandle) {
 // idle when edged stopped and has not run since (restore.go): it comes back as after
 // a restart, not from a passivation.
 type passivated struct {
-	rank      uint64 // 0 for fromIndex: it gets a new one
-	def       int
-	fromIndex bool
+	rank        uint64 // 0 for fromIndex: it gets a new one
+	def         int
+	fromIndex   bool
+	advancing   bool  // counted in sourceSchedule.advancing (uptime.go)
+	lastArrival int64 // of its last record: it is forgotten stream_retention after
 }
 
 // sourceDelay is how long a quiet source of stream definition def stays.
@@ -207,10 +209,8 @@ func (p *pipeline) onSourcePassivated(ctx actor.Context, m *sourcePassivated) {
 	ctx.Stop(h.pid)
 	p.sched.remove(h)
 	def := p.plan.match(m.topic)
-	p.asleep[m.topic] = passivated{rank: h.rank, def: def}
-	name := p.plan.streams[def].cfg.Name
-	p.env.metrics.Streams.Topic(p.plan.device.ID, name, m.topic).SetPassivated(true)
-	p.env.metrics.SourcesPassive.WithLabelValues(p.plan.device.ID, name).Inc()
+	p.remember(m.topic, passivated{rank: h.rank, def: def, advancing: h.advancing.Load(), lastArrival: m.lastArrival})
+	p.env.metrics.SourcesPassive.WithLabelValues(p.plan.device.ID, p.plan.streams[def].cfg.Name).Inc()
 }
 
 // disturb notes that the pipeline sent something to the source of topic: a source
@@ -247,5 +247,57 @@ func (p *pipeline) resumeSource(ctx actor.Context, topic string, was passivated)
 		src.resume(st)
 	}
 	src.stats.SetPassivated(false)
+	h.advancing.Store(was.advancing) // its count in the schedule goes on with it
 	return p.startSource(ctx, topic, h, src, was.rank)
+}
+
+// remember notes a stream whose source is not running: passivated, or idle since
+// the start. /status keeps its row, marked passivated, and a message or a key that
+// needs it starts it again; stream_retention after its last record it is forgotten.
+func (p *pipeline) remember(topic string, was passivated) {
+	p.asleep[topic] = was
+	t := p.env.metrics.Streams.Topic(p.plan.device.ID, p.plan.streams[was.def].cfg.Name, topic)
+	t.SetPassivated(true)
+	if p.env.streamRetention > 0 {
+		p.forget.add(watermark.AddSat(was.lastArrival, p.env.streamRetention), topic, nil)
+	}
+}
+
+// rememberSaved remembers a stream that was idle when edged stopped, with the state it
+// saved: its row shows where it stood.
+func (p *pipeline) rememberSaved(topic string, def int, st watermark.GeneratorState) {
+	advancing := st.Base != watermark.Min
+	if advancing {
+		p.sched.advancing.Add(1)
+	}
+	p.remember(topic, passivated{def: def, fromIndex: true, advancing: advancing, lastArrival: st.LastArrival})
+	t := p.env.metrics.Streams.Topic(p.plan.device.ID, p.plan.streams[def].cfg.Name, topic)
+	t.Idle.Set(1)
+	if st.Seen {
+		t.Watermark.Set(float64(st.Watermark) / 1000)
+		t.MaxEvent.Set(float64(st.Max) / 1000)
+		t.Arrival.Set(float64(st.LastArrival) / 1000)
+	}
+}
+
+// forgetStreams forgets the streams whose retention is over: their saved state
+// goes, and their /status row and share of the stream series with it. Their next
+// message starts a new stream.
+func (p *pipeline) forgetStreams(ctx actor.Context, now int64) {
+	for p.forget.Len() > 0 && p.forget.q[0].due <= now {
+		t := heap.Pop(&p.forget).(srcTimer)
+		was, ok := p.asleep[t.topic]
+		if !ok || watermark.AddSat(was.lastArrival, p.env.streamRetention) != t.due {
+			continue // running again, or remembered again since
+		}
+		delete(p.asleep, t.topic)
+		if was.advancing {
+			p.sched.advancing.Add(-1)
+		}
+		u := newUnit()
+		u.dropStream = &streamDrop{device: p.plan.device.ID, stream: t.topic}
+		p.sendAhead(ctx, u)
+		p.env.metrics.Streams.Forget(p.plan.device.ID, t.topic)
+		p.env.metrics.StreamsForgotten.WithLabelValues(p.plan.device.ID, p.plan.streams[was.def].cfg.Name).Inc()
+	}
 }

@@ -78,8 +78,11 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 	return true
 }
 
-// onKeyBound starts sending to a window actor directly. It first gets the stream's
-// current status: a watermark emitted while its address was on the way did not reach it.
+// onKeyBound starts sending to a window actor directly. It first gets the status the
+// stream last emitted: one emitted while its address was on the way did not reach it.
+// Not the generator's status, which moves with each record before the next emit:
+// the actor must hear what the actors fed all along heard (a key that comes back
+// after passivation), and a record brings its own.
 func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 	if _, ok := s.bound.get(m.id); ok || m.seq != s.routed[m.id] {
 		return
@@ -99,7 +102,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 	i, _ := slices.BinarySearchFunc(s.fed, b, compareBound)
 	s.fed = slices.Insert(s.fed, i, b)
 	s.touch(b)
-	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.stream(), Status: s.status(), At: s.now})
+	ctx.Send(b.pid, &WatermarkEmitted{Stream: s.stream(), Status: s.handle.status(), At: s.now})
 }
 
 // onUnbind stops sending to a window actor the pipeline is passivating and tells

@@ -57,6 +57,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		// would slow it down.
 		commitResults:   live && cfg.CommitOnResult,
 		maxKeys:         cfg.Limits.MaxKeysPerWindow,
+		streamRetention: cfg.Limits.StreamRetention.Milliseconds(),
 		restoreInChunks: live,
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}

@@ -10,18 +10,19 @@ import (
 // unit is a piece of one actor's changes since its previous flush. The committer
 // writes it atomically, then runs its acks and hands its outputs on.
 type unit struct {
-	stream    *streamPut
-	valve     *valvePut
-	dropValve *valveDrop
-	def       *defPut
-	puts      []windowPut
-	deletes   []persist.WindowKey
-	marks     []markPut
-	outbox    []outboxPut
-	dequeue   []dequeuePut
-	acks      []*ack
-	bytes     int    // values in outbox and puts, roughly
-	stamp     uint64 // when its first outbox entry was produced; 0: it has none
+	stream     *streamPut
+	valve      *valvePut
+	dropValve  *valveDrop
+	dropStream *streamDrop
+	def        *defPut
+	puts       []windowPut
+	deletes    []persist.WindowKey
+	marks      []markPut
+	outbox     []outboxPut
+	dequeue    []dequeuePut
+	acks       []*ack
+	bytes      int    // values in outbox and puts, roughly
+	stamp      uint64 // when its first outbox entry was produced; 0: it has none
 
 	// commits counts the times the committer made the unit durable, for a window that
 	// waits for it (see generation); nil until one does. A pooled unit is used again,
@@ -66,7 +67,7 @@ const (
 
 // reset empties the unit for reuse, dropping what it referenced.
 func (u *unit) reset() {
-	u.stream, u.valve, u.dropValve, u.def, u.bytes, u.stamp = nil, nil, nil, nil, 0, 0
+	u.stream, u.valve, u.dropValve, u.dropStream, u.def, u.bytes, u.stamp = nil, nil, nil, nil, nil, 0, 0
 	u.puts = emptied(u.puts)
 	u.deletes = emptied(u.deletes)
 	u.marks = emptied(u.marks)
@@ -110,6 +111,9 @@ type valvePut struct {
 // valveDrop deletes the saved valve of a passivated key (key_passivate.go).
 type valveDrop struct{ device, window, key string }
 
+// streamDrop deletes the saved state of a forgotten stream (source_passivate.go).
+type streamDrop struct{ device, stream string }
+
 type defPut struct {
 	device, window string
 	def            []byte
@@ -136,7 +140,7 @@ type dequeuePut struct {
 }
 
 func (u *unit) empty() bool {
-	return u.stream == nil && u.valve == nil && u.dropValve == nil && u.def == nil && len(u.puts) == 0 &&
+	return u.stream == nil && u.valve == nil && u.dropValve == nil && u.dropStream == nil && u.def == nil && len(u.puts) == 0 &&
 		len(u.deletes) == 0 && len(u.marks) == 0 && len(u.outbox) == 0 &&
 		len(u.dequeue) == 0 && len(u.acks) == 0
 }

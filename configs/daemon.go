@@ -50,9 +50,15 @@ type Limits struct {
 	// longer one is rejected as undecodable. Keys are part of the store's keys,
 	// which Badger bounds, and of result topics.
 	MaxKeyBytes int
-	// MaxKeysPerWindow bounds the keys (window actors) of one window definition;
-	// readings of further keys go to the late output with reason key_limit.
+	// MaxKeysPerWindow bounds the live keys (window actors, passivated ones not
+	// counted) of one window definition; readings of further keys go to the late
+	// output with reason key_limit.
 	MaxKeysPerWindow int
+	// StreamRetention is how long a concrete topic that sends nothing is
+	// remembered: its saved watermark state, its /status row and its share of the
+	// stream series. Past it the topic is forgotten, and its next message starts a
+	// new stream. 0 remembers every topic.
+	StreamRetention time.Duration
 	// Memory is the process's memory budget in bytes: Go's soft memory limit (unless
 	// GOMEMLIMIT is set), the collector's pace (GOGC 50 up to 256MiB, rising to 100
 	// at 512MiB, unless GOGC is set) and what Badger's memtables and caches are sized

@@ -25,7 +25,8 @@ import (
 //	limits.max_payload       64KiB
 //	limits.min_free_disk     64MiB; 0 = no check
 //	limits.max_key_bytes     256 (at most 16KiB)
-//	limits.max_keys_per_window 10000 keys per window definition
+//	limits.max_keys_per_window 10000 live keys per window definition
+//	limits.stream_retention  24h; 0 = topics are never forgotten
 //	limits.memory            256MiB (from 32MiB to 1TiB); 0 = no limit. Up to
 //	                         256MiB it also sets GOGC 50, rising to 100 at 512MiB
 //	broker.url               tcp://127.0.0.1:1883
@@ -79,6 +80,9 @@ const (
 	DefaultMinFreeDisk      = 64 << 20
 	DefaultMaxKeyBytes      = 256
 	DefaultMaxKeysPerWindow = 10000
+	// DefaultStreamRetention forgets a topic a day after its last message: tags and
+	// trips that come and go cost a gateway a day of them, not every one it saw.
+	DefaultStreamRetention = 24 * time.Hour
 	// DefaultMemory fits a small gateway (256 MB-1 GB shared with other services).
 	DefaultMemory = 256 << 20
 	// MinMemory fits Badger's two memtables and index cache, the runtime, and a few
@@ -141,6 +145,7 @@ func applyDefaults(d *Daemon) {
 	or(p, "limits.min_free_disk", &d.Limits.MinFreeDisk, DefaultMinFreeDisk)
 	or(p, "limits.max_key_bytes", &d.Limits.MaxKeyBytes, DefaultMaxKeyBytes)
 	or(p, "limits.max_keys_per_window", &d.Limits.MaxKeysPerWindow, DefaultMaxKeysPerWindow)
+	or(p, "limits.stream_retention", &d.Limits.StreamRetention, DefaultStreamRetention)
 	or(p, "limits.memory", &d.Limits.Memory, DefaultMemory)
 
 	host := hostname()

@@ -127,7 +127,7 @@ func TestDefaultsFillWhatTheFilesLeaveOut(t *testing.T) {
 		Path: "edged.yaml", DataDir: "data", Durability: "process", CommitInterval: 100 * time.Millisecond, CommitOnResult: true,
 		DedupTTL: time.Hour, DevicesDir: "devices",
 		Log: Log{Format: "text", Level: "info"}, HTTP: HTTP{Listen: "127.0.0.1:9464"},
-		Limits: Limits{MaxInflight: 10000, MaxPayload: 65536, MinFreeDisk: 64 << 20, MaxKeyBytes: 256, MaxKeysPerWindow: 10000, Memory: 256 << 20},
+		Limits: Limits{MaxInflight: 10000, MaxPayload: 65536, MinFreeDisk: 64 << 20, MaxKeyBytes: 256, MaxKeysPerWindow: 10000, StreamRetention: 24 * time.Hour, Memory: 256 << 20},
 		Broker: Broker{URL: "tcp://127.0.0.1:1883", ClientID: "edged-" + host, KeepAlive: 30 * time.Second},
 		Upstream: Upstream{ClientID: "edged-" + host + "-upstream", TopicPrefix: "edged/" + host,
 			Batch: Batch{MaxRecords: 100, MaxDelay: time.Second}, MaxRate: 500,

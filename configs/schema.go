@@ -29,6 +29,7 @@ func daemonSchema(c *Daemon) binder {
 			field{"min_free_disk", size(&c.Limits.MinFreeDisk)},
 			field{"max_key_bytes", sizeInt(&c.Limits.MaxKeyBytes)},
 			field{"max_keys_per_window", integer(&c.Limits.MaxKeysPerWindow)},
+			field{"stream_retention", duration(&c.Limits.StreamRetention)},
 			field{"memory", size(&c.Limits.Memory)},
 		)},
 		field{"broker", mapping(

@@ -41,6 +41,7 @@ func (d *Daemon) validate(errs *Errors) {
 		r.at("limits.max_key_bytes", "must be at most %d (16KiB), got %d", MaxKeyBytesLimit, d.Limits.MaxKeyBytes)
 	}
 	r.atLeast("limits.max_keys_per_window", d.Limits.MaxKeysPerWindow, 1)
+	r.eventTime("limits.stream_retention", d.Limits.StreamRetention)
 	if m := d.Limits.Memory; m != 0 && (m < MinMemory || m > MaxMemory) {
 		r.at("limits.memory", "must be from 32MiB to 1TiB (or 0 for no limit), got %d bytes", m)
 	}

@@ -176,6 +176,11 @@ func (b *Batch) PutStream(device, stream string, st watermark.GeneratorState) {
 	b.put(k, b.key(func(d []byte) []byte { return appendGeneratorState(d, st) }))
 }
 
+// DeleteStream removes the generator state of one stream (it was forgotten).
+func (b *Batch) DeleteStream(device, stream string) {
+	b.ops = append(b.ops, op{kind: opDelete, key: b.key(func(d []byte) []byte { return streamKey(d, device, stream) })})
+}
+
 // PutUptime stores how long (ms) a device has run, over all its runs, as of this
 // batch. It is on the clock of the extrapolation bases in the streams' states it
 // saves, so a restart can work out how far an idle stream's watermark moved since

@@ -2,7 +2,6 @@ package persist
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,7 +13,7 @@ import (
 // A restart reads a device's saved state in two steps, so that a device with 100,000
 // keys takes messages long before every key's windows are read and decoded: LoadIndex
 // reads what routing needs (the window definitions, the streams' generator states and
-// the names of the keys with state, not their values), and the index's LoadKeys reads
+// the names of the keys with windows, not their values), and the index's LoadKeys reads
 // the valves and windows of keys as they are restored, from the snapshot the index was
 // read from: reading them as the store is now would wait for every commit in flight,
 // one wait per read, and only a key's own window actor writes its state, which runs
@@ -25,7 +24,7 @@ import (
 type DeviceIndex struct {
 	WindowDefs map[string][]byte // by window
 	Streams    []StreamState     // by stream
-	Keys       []KeyName         // keys with a valve or windows, by window, then key
+	Keys       []KeyName         // keys with windows, by window, then key
 	Uptime     int64             // the last uptime saved (Batch.PutUptime); 0 if none
 	// Corrupt lists the generator states that could not be decoded and the keys that
 	// could not be parsed; they are left out of the fields above.
@@ -82,8 +81,7 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 		}, &ix.Corrupt)
 		ix.Streams = streams.slice()
 		if err == nil {
-			ix.Keys = scanKeyNames(txn, device, tagValve, nil, &ix.Corrupt)
-			ix.Keys = scanKeyNames(txn, device, tagWindow, ix.Keys, &ix.Corrupt)
+			ix.Keys = scanKeyNames(txn, device, &ix.Corrupt)
 		}
 		return err
 	}(ix.txn)
@@ -94,27 +92,19 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 	return ix, nil
 }
 
-// scanKeyNames returns the distinct keys of a device's valves or windows merged into
-// with (sorted, distinct), reading no value. Both are stored by window, then key, so
-// equal names are adjacent, and a name already in with costs no new string: most keys
-// have both a valve and windows.
-func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corrupt *[]*DecodeError) []KeyName {
-	prefix := devicePrefix(tag, device)
+// scanKeyNames returns the distinct keys that hold windows of a device, sorted,
+// reading no value. Windows are stored by window, then key, so a key's windows are
+// adjacent, and its window name is one string for thousands of keys.
+func scanKeyNames(txn *badger.Txn, device string, corrupt *[]*DecodeError) []KeyName {
+	prefix := devicePrefix(tagWindow, device)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	var names blocks[KeyName]
-	var last KeyName  // the name added last
-	var window string // its window: the same for thousands of keys
-	add := func(n KeyName) {
-		names.add(n)
-		last = n
-	}
+	var last KeyName // the name added last
 	for it.Rewind(); it.Valid(); it.Next() {
 		r := keyReader{b: it.Item().Key()[len(prefix):]}
 		w, k := r.segBytes(), r.segBytes()
-		if tag == tagWindow {
-			r.start()
-		}
+		r.start()
 		if r.done() != nil {
 			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(it.Item().Key()), Err: fmt.Errorf("%w: malformed key", ErrCorrupt)})
 			continue
@@ -122,46 +112,14 @@ func scanKeyNames(txn *badger.Txn, device string, tag byte, with []KeyName, corr
 		if names.n > 0 && last.Key == string(k) && last.Window == string(w) {
 			continue // another window of the same key
 		}
-		c := 1
-		for len(with) > 0 {
-			if c = compareName(with[0], w, k); c >= 0 {
-				break
-			}
-			add(with[0])
-			with = with[1:]
-		}
-		if c == 0 {
-			add(with[0])
-			with = with[1:]
-			continue
-		}
+		window := last.Window
 		if string(w) != window {
 			window = string(w)
 		}
-		add(KeyName{Window: window, Key: string(k)})
-	}
-	for _, n := range with {
-		names.add(n)
+		last = KeyName{Window: window, Key: string(k)}
+		names.add(last)
 	}
 	return names.slice()
-}
-
-// compareName compares a name with the one whose window and key are w and k.
-func compareName(n KeyName, w, k []byte) int {
-	if c := compareString(n.Window, w); c != 0 {
-		return c
-	}
-	return compareString(n.Key, k)
-}
-
-// compareString is strings.Compare(s, string(b)) without converting b.
-func compareString(s string, b []byte) int {
-	for i := range min(len(s), len(b)) {
-		if s[i] != b[i] {
-			return cmp.Compare(s[i], b[i])
-		}
-	}
-	return cmp.Compare(len(s), len(b))
 }
 
 // Close lets Badger drop the versions the index's snapshot kept. Later calls do nothing.

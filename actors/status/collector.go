@@ -79,6 +79,20 @@ func (t *streamTotals) add(s *Topic, now int64) {
 	t.arrival = math.Max(t.arrival, s.Arrival.Get())
 }
 
+// addForgotten adds the counts of a definition's forgotten topics, if any.
+func (t *streamTotals) addForgotten(f *Topic) {
+	if f == nil {
+		return
+	}
+	t.records += f.Records.load()
+	t.decodeErrors += f.DecodeErrors.load()
+	r := f.read()
+	for i := range streamReasons {
+		t.late[i] += r.late[i].load()
+		t.dropped[i] += r.dropped[i].load()
+	}
+}
+
 func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now().UnixMilli()
 	c.stats.each(func(g *streamGroup) {
@@ -95,6 +109,7 @@ func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, t := range g.topics {
 			tot.add(t, now)
 		}
+		tot.addForgotten(g.forgotten)
 		c.emit(ch, &tot, g.device, g.stream)
 	})
 }

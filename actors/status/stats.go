@@ -140,6 +140,9 @@ type streamGroup struct {
 	device, stream string
 	topics         []*Topic
 	delays         *Delays // nil until a source of the group starts; under Stats.mu
+	// forgotten holds what the group's forgotten topics counted, so that the
+	// definition's counters never go back (Forget).
+	forgotten *Topic
 }
 
 type groupRef struct{ device, stream string }
@@ -208,6 +211,33 @@ func (s *Stats) each(f func(g *streamGroup)) {
 	defer s.mu.RUnlock()
 	for _, g := range s.order {
 		f(g)
+	}
+}
+
+// Forget drops one topic of device, forgotten after limits.stream_retention. What it
+// counted stays in its definition's totals; with metrics.per_topic its series go.
+func (s *Stats) Forget(device, topic string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.topics[device][topic]
+	if t == nil {
+		return
+	}
+	delete(s.topics[device], topic)
+	g := t.group
+	g.topics = slices.DeleteFunc(g.topics, func(x *Topic) bool { return x == t })
+	if g.forgotten == nil {
+		g.forgotten = &Topic{group: g}
+	}
+	f := g.forgotten
+	f.Records.n.Add(t.Records.load())
+	f.DecodeErrors.n.Add(t.DecodeErrors.load())
+	if r := t.reasons.Load(); r != nil {
+		fr := f.counts()
+		for i := range streamReasons {
+			fr.late[i].n.Add(r.late[i].load())
+			fr.dropped[i].n.Add(r.dropped[i].load())
+		}
 	}
 }
 
