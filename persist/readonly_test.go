@@ -2,69 +2,14 @@ package persist
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/edged/edged/testing/dirsnap"
 )
-
-// fileState is what a read-only open must leave as it was: content, size,
-// permissions and modification time.
-type fileState struct {
-	sum   [32]byte
-	size  int64
-	mode  os.FileMode
-	mtime time.Time
-}
-
-// dirDigest is the state of every file in dir, and of dir itself (its mtime
-// changes when a file is created or removed).
-func dirDigest(t *testing.T, dir string) map[string]fileState {
-	t.Helper()
-	out := map[string]fileState{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		st := fileState{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}
-		if !d.IsDir() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			st.sum = sha256.Sum256(b)
-		}
-		out[p] = st
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameDigest(t *testing.T, before, after map[string]fileState) {
-	t.Helper()
-	for p, b := range before {
-		if a, ok := after[p]; !ok {
-			t.Errorf("%s was removed", p)
-		} else if a != b {
-			t.Errorf("%s changed: %+v, was %+v", p, a, b)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s was created", p)
-		}
-	}
-}
 
 func TestReadOnlyOpenReadsAndChangesNothing(t *testing.T) {
 	dir := t.TempDir()
@@ -80,7 +25,7 @@ func TestReadOnlyOpenReadsAndChangesNothing(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before := dirDigest(t, dir)
+	before := dirsnap.Take(t, dir)
 
 	ro, err := Open(Options{Dir: dir, ReadOnly: true})
 	if err != nil {
@@ -98,7 +43,7 @@ func TestReadOnlyOpenReadsAndChangesNothing(t *testing.T) {
 	if err := ro.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sameDigest(t, before, dirDigest(t, dir))
+	before.Unchanged(t, dirsnap.Take(t, dir))
 	if _, err := Open(Options{Dir: filepath.Join(dir, "missing"), ReadOnly: true}); err == nil {
 		t.Error("a read-only open created a directory")
 	}
@@ -157,7 +102,7 @@ func TestReadOnlyOpenOfAStoreLeftOpenReadsWhatARestartRecoversAndChangesNothing(
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, commits, windows := tc.crash(t)
-			before := dirDigest(t, dir)
+			before := dirsnap.Take(t, dir)
 			var logged bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			ro, err := Open(Options{Dir: dir, ReadOnly: true, Logger: log})
@@ -178,7 +123,7 @@ func TestReadOnlyOpenOfAStoreLeftOpenReadsWhatARestartRecoversAndChangesNothing(
 			if logged.Len() > 0 {
 				t.Errorf("the read-only open logged:\n%s", logged.String())
 			}
-			sameDigest(t, before, dirDigest(t, dir))
+			before.Unchanged(t, dirsnap.Take(t, dir))
 
 			// What a restart recovers is what the read-only open showed.
 			rw := openStore(t, Options{Dir: dir})

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/testing/broker"
+	"github.com/edged/edged/testing/dirsnap"
 	"github.com/edged/edged/testing/harness"
 )
 
@@ -37,9 +35,9 @@ func TestInspectAndExplainOfAKilledEdgedChangeNothing(t *testing.T) {
 	if err := <-pubDone; err != nil {
 		t.Fatal(err)
 	}
-	before := crashDirState(t, s.dataDir)
-	if !strings.Contains(strings.Join(before.names(), " "), ".mem") {
-		t.Fatalf("the killed edged left no write-ahead log: %v", before.names())
+	before := dirsnap.Take(t, s.dataDir)
+	if logs, _ := filepath.Glob(filepath.Join(s.dataDir, "*.mem")); len(logs) == 0 {
+		t.Fatal("the killed edged left no write-ahead log")
 	}
 
 	note := s.dataDir + " was not closed cleanly (edged was killed or lost power)"
@@ -54,7 +52,7 @@ func TestInspectAndExplainOfAKilledEdgedChangeNothing(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(explained, note) {
 		t.Errorf("explain exited %d; want 0 and output starting with %q:\n%s", code, note, explained)
 	}
-	before.same(t, crashDirState(t, s.dataDir))
+	before.Unchanged(t, dirsnap.Take(t, s.dataDir))
 
 	recovered := crashCopyDir(t, s.dataDir)
 	store, err := persist.Open(persist.Options{Dir: recovered})
@@ -69,74 +67,6 @@ func TestInspectAndExplainOfAKilledEdgedChangeNothing(t *testing.T) {
 	if code != 0 || clean != rest {
 		t.Errorf("inspect of the recovered copy (exit %d) differs from what it showed of the killed state:\n%s\nwant\n%s", code, clean, rest)
 	}
-}
-
-// crashFile is what inspect must leave as it was.
-type crashFile struct {
-	sum   [32]byte
-	size  int64
-	mode  fs.FileMode
-	mtime time.Time
-}
-
-// crashDirFiles is the state of every file in a directory, and of the directory.
-type crashDirFiles map[string]crashFile
-
-func crashDirState(t *testing.T, dir string) crashDirFiles {
-	t.Helper()
-	out := crashDirFiles{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		f := crashFile{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime()}
-		if !d.IsDir() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			f.sum = sha256.Sum256(b)
-		}
-		out[p] = f
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func (d crashDirFiles) names() []string {
-	var out []string
-	for p := range d {
-		out = append(out, filepath.Base(p))
-	}
-	return out
-}
-
-func (d crashDirFiles) same(t *testing.T, after crashDirFiles) {
-	t.Helper()
-	for p, b := range d {
-		if a, ok := after[p]; !ok {
-			t.Errorf("%s was removed", p)
-		} else if a != b {
-			t.Errorf("%s changed: %s", p, crashFileDiff(b, a))
-		}
-	}
-	for p := range after {
-		if _, ok := d[p]; !ok {
-			t.Errorf("%s was created", p)
-		}
-	}
-}
-
-func crashFileDiff(b, a crashFile) string {
-	return fmt.Sprintf("content same %v, size %d -> %d, mode %v -> %v, mtime %v -> %v",
-		a.sum == b.sum, b.size, a.size, b.mode, a.mode, b.mtime, a.mtime)
 }
 
 // crashCopyDir copies the regular files of dir into a new directory.
