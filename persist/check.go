@@ -26,11 +26,6 @@ var ErrDamaged = errors.New("opening it would silently lose state that edged had
 // ErrNoState is wrapped by a read-only Open of a directory that holds no edged state.
 var ErrNoState = errors.New("it holds no edged state (no " + MarkerName + ", no Badger MANIFEST)")
 
-// ErrNotClosed is wrapped by a read-only Open of a store whose last writer did not
-// close it: only a writable open can replay its write-ahead log.
-var ErrNotClosed = errors.New("edged did not close it cleanly (it is running, or was killed); " +
-	"stop edged, or start it once and stop it, to make it readable")
-
 func refuse(dir, format string, args ...any) error {
 	return fmt.Errorf("refusing the state in %s: %s: %w", dir, fmt.Sprintf(format, args...), ErrDamaged)
 }
@@ -75,6 +70,7 @@ type preOpen struct {
 	gen       uint64
 	hasMarker bool
 	powerCut  bool // the last writer neither closed the store nor ran in this boot
+	notClosed bool // the last writer did not close the store (killed, power cut)
 }
 
 // checkBeforeOpen looks at the directory before Badger does: Badger deletes table
@@ -140,12 +136,11 @@ func checkBeforeOpen(o Options) (preOpen, error) {
 	if err := checkWALs(dir, f.wals, seq, &p, o); err != nil {
 		return p, err
 	}
-	// Damage is reported first: it is what the reader must act on. Only a writable
-	// open replays a crashed store's logs and removes its leftover tables; a
-	// read-only one must not let Badger delete anything.
-	if o.ReadOnly && ((p.hasMarker && !p.marker.Clean) || len(unlisted) > 0) {
-		return p, fmt.Errorf("cannot read the state in %s: %w", dir, ErrNotClosed)
-	}
+	// A writable open replays a crashed store's logs into its tables and removes
+	// tables an interrupted flush or compaction left; a read-only one replays the
+	// logs in memory and leaves every file as it is (badgerOptions). The logs were
+	// just checked: what Badger's replay leaves out of each is a torn tail.
+	p.notClosed = (p.hasMarker && !p.marker.Clean) || len(unlisted) > 0
 	return p, nil
 }
 

@@ -124,6 +124,7 @@ func TestAStoreThatWentBackwardsIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDamaged(t, old, Options{}, "went backwards: it holds 3 commits, but 6")
+	wantDamaged(t, old, Options{ReadOnly: true}, "went backwards: it holds 3 commits, but 6")
 }
 
 func TestAWriteAheadLogDamagedInTheMiddleIsRefused(t *testing.T) {
@@ -137,6 +138,7 @@ func TestAWriteAheadLogDamagedInTheMiddleIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDamaged(t, crashed, Options{}, "write-ahead log")
+	wantDamaged(t, crashed, Options{ReadOnly: true}, "write-ahead log")
 
 	// The same log as a crash leaves it opens, with every commit.
 	wantOpens(t, intact, 200)
@@ -170,15 +172,6 @@ func TestReadOnlyOpenOfADirectoryWithoutStateCreatesNothing(t *testing.T) {
 	}
 	if got := names(t, parent); got != "" {
 		t.Errorf("read-only Open created %q", got)
-	}
-}
-
-func TestReadOnlyOpenOfAStoreLeftOpenSaysSo(t *testing.T) {
-	s := openStore(t, Options{})
-	commitN(t, s, 1)
-	_, err := Open(Options{Dir: copyDir(t, s.where), ReadOnly: true})
-	if !errors.Is(err, ErrNotClosed) {
-		t.Errorf("error = %v, want ErrNotClosed", err)
 	}
 }
 
@@ -236,6 +229,7 @@ func TestAWriteAheadLogWithMoreThanATornEntryAfterTheStopIsRefused(t *testing.T)
 				t.Fatal(err)
 			}
 			wantDamaged(t, crashed, Options{memTableSize: 4 << 20}, "write-ahead log")
+			wantDamaged(t, crashed, Options{memTableSize: 4 << 20, ReadOnly: true}, "write-ahead log")
 		})
 	}
 }

@@ -11,7 +11,9 @@
 // Open refuses a directory Badger would silently open as empty or older (a lost or
 // truncated MANIFEST, a damaged table or write-ahead log, a store holding fewer
 // commits than the edged-state marker beside it recorded), before Badger changes
-// anything in it; see check.go, marker.go and wal.go.
+// anything in it; see check.go, marker.go and wal.go. A read-only Open (edged inspect)
+// changes nothing either, also in a store its last writer did not close: it reads the
+// store as the next start will recover it, with the write-ahead logs replayed in memory.
 //
 // persist may import watermark/, badger and the standard library. No Badger type
 // leaves this package: callers see bytes, watermark types and the types declared here.

@@ -77,7 +77,10 @@ const maxValueThreshold = 1 << 20
 //     re-checks the same blocks at each lookup, and the e2e drain of a 100,000-record
 //     outbox then missed its 30 s in both runs (53,704 and 96,043 delivered) on a
 //     loaded machine where it passed twice with tables checked only when opened;
-//   - Badger's directory lock is edged's own (lockDir).
+//   - Badger's directory lock is edged's own (lockDir);
+//   - a read-only open of a store its last writer did not close reads the
+//     write-ahead logs as a restart would replay them, in memory, and changes
+//     no file (WithReadOnlyKeepsLogs, a patch in third_party/badger).
 func (o Options) badgerOptions() badger.Options {
 	dir := o.Dir
 	if o.Durability == Memory {
@@ -89,6 +92,7 @@ func (o Options) badgerOptions() badger.Options {
 	return badger.DefaultOptions(dir).
 		WithInMemory(o.Durability == Memory).
 		WithReadOnly(o.ReadOnly && o.Durability != Memory).
+		WithReadOnlyKeepsLogs(true). // checkBeforeOpen vouches for the logs
 		WithSyncWrites(o.Durability == Power).
 		WithLogger(badgerLogger{o.Logger}).
 		WithMemTableSize(o.memTableSize).

@@ -32,6 +32,7 @@ type Store struct {
 	marker     *markerFile // nil when read-only or in memory
 	boot       string      // bootID() at open, for marker records
 	markerErrs int         // marker writes failed in a row, to log the first only
+	notClosed  bool        // read-only: its last writer did not close it (NotClosedCleanly)
 
 	// queueMu serializes every change to the outbox (commits with enqueues or
 	// dequeues, DropOldest) so sequence numbers land in order and stats stay exact.
@@ -100,9 +101,6 @@ func openBadger(o Options, where string, lock *dirLock, disk diskReserve) (s *St
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 			return nil, fmt.Errorf("opening state in %s: the directory is locked: %w", where, ErrLocked)
 		}
-		if o.ReadOnly && errors.Is(err, badger.ErrTruncateNeeded) {
-			return nil, fmt.Errorf("cannot read the state in %s: %w", where, ErrNotClosed)
-		}
 		return nil, fmt.Errorf("opening state in %s: %w", where, err)
 	}
 	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{}}
@@ -126,6 +124,7 @@ func (s *Store) afterOpen(pre preOpen, o Options) error {
 	}
 	s.commits, s.boot = n, bootID()
 	if o.ReadOnly {
+		s.notClosed = pre.notClosed
 		return nil
 	}
 	s.marker, err = openMarker(o.Dir, pre.gen, o.Durability == Power)
@@ -191,6 +190,11 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// NotClosedCleanly reports that a read-only store's last writer did not close it
+// (it was killed, or lost power): the store reads as the next start will recover
+// it, with the commits its write-ahead logs hold replayed in memory.
+func (s *Store) NotClosedCleanly() bool { return s.notClosed }
 
 // RunGC runs one pass of value-log garbage collection. Only values larger than the
 // value threshold live in the value log, so most passes find nothing to do.

@@ -187,10 +187,7 @@ func (acc *accumulator) results(a *Aggregates, dst []NamedValue) []NamedValue {
 				v = math.Sqrt(s.b / float64(s.n))
 			}
 		case fnQuantile:
-			q := &acc.quant[ag.sketch]
-			sk := q.view()
-			v = quantile(sk, ag.q)
-			q.release(sk)
+			v = acc.quant[ag.sketch].quantile(ag.q)
 		case fnDistinct:
 			// Estimate rounds to an integer inside hyperloglog, whose float
 			// steps (math.Log, a polynomial arm64 fuses) may differ in the

@@ -1,10 +1,12 @@
 package windows
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/DataDog/sketches-go/ddsketch"
 	"pgregory.net/rapid"
 )
 
@@ -192,6 +194,92 @@ func TestDecodingStateOfOtherAggregatesFails(t *testing.T) {
 		r := reader{b: enc}
 		if _, err := mustParse(t, specs...).decodeAccumulator(&r); err == nil {
 			t.Errorf("state of [count avg(v)] decoded as %v", specs)
+		}
+	}
+}
+
+// State written before quantile sketches kept their bounds (quantile sketch
+// encoding version 1, these bytes) still decodes. A sketch with values takes
+// its bounds from the window's own min and max of the field where they are
+// configured and is unbounded otherwise; an empty one bounds what comes next.
+func TestQuantileSketchesOfVersionOneDecode(t *testing.T) {
+	withExtremes := mustParse(t, "count", "min(v)", "max(v)", "p50(v)", "p95(v)")
+	withoutExtremes := mustParse(t, "count", "p50(v)")
+	tests := []struct {
+		name   string
+		a      *Aggregates
+		hex    string
+		more   []float64 // added after decoding
+		want   map[string]float64
+		lo, hi float64 // bounds after more
+	}{{
+		name: "22, 22, 22.2 with min and max",
+		a:    withExtremes,
+		hex:  "0105010303030000000000003640040333333333333336400a0a01010001b402030000",
+		want: map[string]float64{"count": 3, "min_v": 22, "max_v": 22.2, "p50_v": 22, "p95_v": 22},
+		lo:   22, hi: 22.2,
+	}, {
+		name: "22, 22, 22.2 with min and max, then 21.9",
+		a:    withExtremes,
+		hex:  "0105010303030000000000003640040333333333333336400a0a01010001b402030000",
+		more: []float64{21.9},
+		want: map[string]float64{"count": 4, "min_v": 21.9, "max_v": 22.2, "p50_v": 21.97824287264915, "p95_v": 21.97824287264915},
+		lo:   21.9, hi: 22.2,
+	}, {
+		name: "an empty window, then 22",
+		a:    withExtremes,
+		hex:  "01050100030004000a0a010100000000",
+		more: []float64{22},
+		want: map[string]float64{"count": 1, "min_v": 22, "max_v": 22, "p50_v": 22, "p95_v": 22},
+		lo:   22, hi: 22,
+	}, {
+		name: "22, 22, 22 without min and max: unbounded, as when it was written",
+		a:    withoutExtremes,
+		hex:  "010201030a01010001b402030000",
+		want: map[string]float64{"count": 3, "p50_v": 21.97824287264915},
+		lo:   math.Inf(-1), hi: math.Inf(1),
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := hex.DecodeString(tc.hex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := reader{b: b}
+			acc, err := tc.a.decodeAccumulator(&r)
+			if err != nil || len(r.b) > 0 {
+				t.Fatalf("decoding: %v (%d bytes left)", err, len(r.b))
+			}
+			for i, x := range tc.more {
+				acc.add(tc.a, &Record{TS: int64(i), Values: []Value{NumberValue(x)}}, acc.maxSeq()+1)
+			}
+			got := resultMap(tc.a, &acc)
+			for name, want := range tc.want {
+				if got[name] != want {
+					t.Errorf("%s = %v, want %v", name, got[name], want)
+				}
+			}
+			if q := acc.quant[0]; !q.bounded || q.lo != tc.lo || q.hi != tc.hi {
+				t.Errorf("bounds [%v, %v] (bounded %v), want [%v, %v]", q.lo, q.hi, q.bounded, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+func TestDecodingQuantileSketchesWithBadBoundsFails(t *testing.T) {
+	bins := appendSketchBins(nil, func() *ddsketch.DDSketch { s := newQuantileSketch(); _ = s.Add(3); return s }())
+	bounds := func(lo, hi float64) []byte { return appendFloat(appendFloat([]byte{quantileVersion, 1}, lo), hi) }
+	for name, enc := range map[string][]byte{
+		"a flag that is neither 0 nor 1": append([]byte{quantileVersion, 2}, bins...),
+		"values without bounds":          append([]byte{quantileVersion, 0}, bins...),
+		"min above max":                  append(bounds(4, 2), bins...),
+		"a NaN bound":                    append(bounds(math.NaN(), 3), bins...),
+		"version 3":                      append([]byte{3, 0}, bins...),
+		"bounds cut short":               bounds(1, 2)[:10],
+	} {
+		r := reader{b: enc}
+		if _, _ = decodeQuantSketch(&r); r.err == nil {
+			t.Errorf("%s: %x decoded", name, enc)
 		}
 	}
 }

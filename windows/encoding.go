@@ -16,8 +16,10 @@ import (
 // can keep reading old state after a format change.
 const (
 	accumulatorVersion = 1
-	quantileVersion    = 1
-	distinctVersion    = 1
+	// quantileVersion 2 adds the sketch's exact bounds; version 1 had none.
+	quantileVersion  = 2
+	quantileVersion1 = 1
+	distinctVersion  = 1
 	// hllPrecision is the precision of hyperloglog.New14.
 	hllPrecision = 14
 )
@@ -52,10 +54,7 @@ func (acc *accumulator) appendBinary(a *Aggregates, dst []byte) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(acc.quant)))
 	for i := range acc.quant {
-		q := &acc.quant[i]
-		s := q.view()
-		dst = appendQuantileSketch(dst, s)
-		q.release(s)
+		dst = acc.quant[i].appendBinary(dst)
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(acc.dist)))
 	for _, d := range acc.dist {
@@ -98,11 +97,15 @@ func (a *Aggregates) decodeAccumulator(r *reader) (accumulator, error) {
 	if n := r.uvarint(); r.err == nil && n != uint64(len(a.quantFields)) {
 		return accumulator{}, fmt.Errorf("state holds %d quantile sketches but %d are configured", n, len(a.quantFields))
 	}
-	for range a.quantFields {
+	for _, f := range a.quantFields {
 		if r.err != nil {
 			break
 		}
-		acc.quant = append(acc.quant, quantSketch{s: decodeQuantileSketch(r)})
+		q, legacy := decodeQuantSketch(r)
+		if legacy {
+			a.boundLegacy(&acc, &q, f)
+		}
+		acc.quant = append(acc.quant, q)
 	}
 	if n := r.uvarint(); r.err == nil && n != uint64(len(a.distFields)) {
 		return accumulator{}, fmt.Errorf("state holds %d distinct sketches but %d are configured", n, len(a.distFields))
@@ -119,11 +122,27 @@ func (a *Aggregates) decodeAccumulator(r *reader) (accumulator, error) {
 	return acc, nil
 }
 
-// appendQuantileSketch writes version, uvarint zero count, then the positive
-// and negative stores as uvarint #bins and (varint index delta, uvarint count)
-// pairs. Counts are whole numbers: the sketch only ever adds 1 or merges.
-func appendQuantileSketch(dst []byte, s *ddsketch.DDSketch) []byte {
+// appendBinary writes q: version, a byte 1 and lo and hi if q is bounded
+// (else 0), then the sketch as appendSketchBins does.
+func (q *quantSketch) appendBinary(dst []byte) []byte {
 	dst = append(dst, quantileVersion)
+	if q.bounded {
+		dst = append(dst, 1)
+		dst = appendFloat(dst, q.lo)
+		dst = appendFloat(dst, q.hi)
+	} else {
+		dst = append(dst, 0)
+	}
+	s := q.view()
+	dst = appendSketchBins(dst, s)
+	q.release(s)
+	return dst
+}
+
+// appendSketchBins writes uvarint zero count, then the positive and negative
+// stores as uvarint #bins and (varint index delta, uvarint count) pairs.
+// Counts are whole numbers: the sketch only ever adds 1 or merges.
+func appendSketchBins(dst []byte, s *ddsketch.DDSketch) []byte {
 	dst = binary.AppendUvarint(dst, uint64(s.GetZeroCount()))
 	e := binEncoders.Get().(*binEncoder)
 	dst = e.appendStore(dst, s.GetPositiveValueStore())
@@ -163,11 +182,59 @@ func (e *binEncoder) appendStore(dst []byte, st store.Store) []byte {
 	return e.dst
 }
 
-func decodeQuantileSketch(r *reader) *ddsketch.DDSketch {
-	s := newQuantileSketch()
-	if v := r.byte(); r.err == nil && v != quantileVersion {
-		r.fail(fmt.Errorf("quantile sketch encoding version %d is not supported (want %d)", v, quantileVersion))
+// decodeQuantSketch decodes what appendBinary wrote, or a version 1 sketch,
+// which has no bounds: legacy reports that one with values.
+func decodeQuantSketch(r *reader) (q quantSketch, legacy bool) {
+	q.s = newQuantileSketch()
+	switch v := r.byte(); {
+	case r.err != nil:
+		return q, false
+	case v == quantileVersion:
+		switch b := r.byte(); {
+		case b == 1:
+			q.lo, q.hi, q.bounded = r.float(), r.float(), true
+			if r.err == nil && !(q.lo <= q.hi) {
+				r.fail(fmt.Errorf("quantile sketch bounds [%v, %v] are not an interval", q.lo, q.hi))
+			}
+		case b != 0 && r.err == nil:
+			r.fail(fmt.Errorf("quantile sketch bounds flag %d is neither 0 nor 1", b))
+		}
+	case v != quantileVersion1:
+		r.fail(fmt.Errorf("quantile sketch encoding version %d is not supported (want %d or %d)", v, quantileVersion1, quantileVersion))
+	default:
+		legacy = true
 	}
+	decodeSketchBins(r, q.s)
+	if r.err != nil || q.s.IsEmpty() {
+		return q, false
+	}
+	if legacy {
+		q.lo, q.hi, q.bounded = math.Inf(-1), math.Inf(1), true
+	} else if !q.bounded {
+		r.fail(errors.New("quantile sketch holds values but no bounds"))
+	}
+	return q, legacy
+}
+
+// boundLegacy gives a version 1 sketch of field f the window's own min(f) and
+// max(f), which are exact over the same values, where they are configured.
+func (a *Aggregates) boundLegacy(acc *accumulator, q *quantSketch, f int) {
+	for i := range a.aggs {
+		ag, s := &a.aggs[i], &acc.slots[i]
+		if ag.field != f || s.n == 0 {
+			continue
+		}
+		switch ag.fn {
+		case fnMin:
+			q.lo = s.a
+		case fnMax:
+			q.hi = s.a
+		}
+	}
+}
+
+// decodeSketchBins decodes what appendSketchBins wrote into the empty s.
+func decodeSketchBins(r *reader, s *ddsketch.DDSketch) {
 	if zero := r.count(); zero > 0 {
 		_ = s.AddWithCount(0, float64(zero))
 	}
@@ -187,7 +254,6 @@ func decodeQuantileSketch(r *reader) *ddsketch.DDSketch {
 			st.AddWithCount(int(index), float64(count))
 		}
 	}
-	return s
 }
 
 // appendDistinctSketch writes version, uvarint length, hyperloglog's own

@@ -42,7 +42,7 @@ func explainCmd(args []string, stdout, stderr io.Writer) error {
 			*data = cfg.DataDir
 		}
 	}
-	store, err := openReadOnly(*data, "explain from", slog.New(slog.DiscardHandler))
+	store, err := openReadOnly(*data, "explain from", slog.New(slog.DiscardHandler), stdout)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func inspectCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// Read-only: inspect must never change the state it shows, nor create any.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := openReadOnly(*dir, "inspect", log)
+	store, err := openReadOnly(*dir, "inspect", log, stdout)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func pruneCmd(args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var store *persist.Store
 	if *dryRun {
-		store, err = openReadOnly(cfg.DataDir, "prune", log)
+		store, err = openReadOnly(cfg.DataDir, "prune", log, stdout)
 	} else {
 		store, err = persist.Open(persist.Options{Dir: cfg.DataDir, Durability: dur, Logger: log})
 		if errors.Is(err, persist.ErrLocked) {

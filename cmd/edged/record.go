@@ -47,7 +47,9 @@ func recordCmd(args []string, stdout, stderr io.Writer) error {
 		ctx, stop = context.WithTimeout(ctx, *duration)
 		defer stop()
 	}
-	n, err := record(ctx, cfg, out, stderr, nil)
+	prog := newProgress(stderr, out, "record", "readings")
+	n, err := record(ctx, cfg, out, stderr, nil, prog, *duration)
+	prog.finish()
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
@@ -61,8 +63,9 @@ const recordFlushEvery = time.Second
 // record subscribes to every stream topic of cfg on its broker, with a clean
 // session and no acknowledgement beyond the client's own, and writes each
 // message that arrives as a replay line at its arrival time until ctx is done.
-// ready (may be nil) is called once the subscriptions are in place.
-func record(ctx context.Context, cfg *configs.Daemon, out io.Writer, stderr io.Writer, ready func()) (int, error) {
+// ready (may be nil) is called once the subscriptions are in place. prog (may
+// be nil) shows the readings so far, against duration if it is set.
+func record(ctx context.Context, cfg *configs.Daemon, out io.Writer, stderr io.Writer, ready func(), prog *progress, duration time.Duration) (int, error) {
 	url := cfg.Broker.URL
 	if cfg.Broker.Embedded() {
 		url = "tcp://" + cfg.Broker.Listen // the embedded broker of a running edged
@@ -86,7 +89,7 @@ func record(ctx context.Context, cfg *configs.Daemon, out io.Writer, stderr io.W
 		URL: url, ClientID: fmt.Sprintf("%s-record-%d", cfg.Broker.ClientID, time.Now().UnixNano()),
 		Username: cfg.Broker.Username, Password: cfg.Broker.Password, TLS: tlsCfg, KeepAlive: cfg.Broker.KeepAlive,
 		CleanSession: true, Subscriptions: subs, Handler: w.write,
-		Logger: newLogger(logQuiet, stderr),
+		Logger: newLogger(logQuiet, prog.logs(stderr)),
 	})
 	if err != nil {
 		return 0, err
@@ -106,6 +109,11 @@ func record(ctx context.Context, cfg *configs.Daemon, out io.Writer, stderr io.W
 			c.Close(0)
 			return w.count(), fmt.Errorf("writing the recording: %w", err)
 		}
+		s := w.state()
+		if duration > 0 {
+			s.done, s.total = prog.elapsed().Milliseconds(), duration.Milliseconds()
+		}
+		prog.show(s)
 	}
 	c.Close(time.Second)
 	return w.count(), w.flush()
@@ -140,6 +148,13 @@ func (w *recordWriter) flush() error {
 		return w.err
 	}
 	return w.out.Flush()
+}
+
+// state is the readings so far and the arrival time of the last one.
+func (w *recordWriter) state() progressState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return progressState{count: int64(w.n), at: w.last, hasAt: w.n > 0}
 }
 
 func (w *recordWriter) count() int {

@@ -19,7 +19,8 @@ import (
 
 // TestRecordWritesWhatArrivesAsReplayableInput publishes a simulated feed to a
 // real Mosquitto while recording, then checks the recording holds every
-// message in order with non-decreasing arrival times and replays.
+// message in order with non-decreasing arrival times and replays, and that its
+// progress line counted them all.
 func TestRecordWritesWhatArrivesAsReplayableInput(t *testing.T) {
 	mq := broker.Start(t)
 	prefix := fmt.Sprintf("rec%d", time.Now().UnixNano())
@@ -43,12 +44,14 @@ windows:
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &broker.SyncBuffer{}
+	out, term := &broker.SyncBuffer{}, &broker.SyncBuffer{}
+	// A progress line on a stand-in terminal, drawn at every flush.
+	prog := &progress{w: term, width: 200, now: stepClock(time.Second), label: "record", unit: "readings"}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	recorded := make(chan error, 1)
 	go func() {
-		_, err := record(ctx, cfg, out, &bytes.Buffer{}, func() { close(ready) })
+		_, err := record(ctx, cfg, out, &bytes.Buffer{}, func() { close(ready) }, prog, 0)
 		recorded <- err
 	}()
 	select {
@@ -78,6 +81,10 @@ windows:
 		t.Fatal(err)
 	}
 
+	if want := "\rrecord: " + string(appendGrouped(nil, int64(s.Total))) + " readings, "; !strings.Contains(term.String(), want) {
+		t.Errorf("the progress line never showed %q: %q", want, term.String())
+	}
+
 	feed, _ = sim.NewFeed(feedCfg)
 	var last int64
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
@@ -103,5 +110,28 @@ windows:
 	st, err := actors.Replay(actors.ReplayOptions{Config: cfg, Input: strings.NewReader(out.String()), Output: &results})
 	if err != nil || st.Messages != s.Total || st.Results == 0 {
 		t.Errorf("replaying the recording: %+v, %v", st, err)
+	}
+}
+
+// On a terminal edged record draws its line, with the share of --duration
+// done, and erases it before its closing words.
+func TestRecordShowsProgressOnATerminal(t *testing.T) {
+	useClock(t, stepClock(time.Second))
+	mq := broker.Start(t)
+	dir := plWriteTree(t, map[string]string{
+		"edged.yaml":     "broker: {url: " + mq.URL() + "}\n",
+		"devices/d.yaml": tuneDevice,
+	})
+	tty, shown := openTerminal(t, 120)
+	var stdout bytes.Buffer
+	args := []string{"record", "--config", dir + "/edged.yaml", "--output", dir + "/rec.jsonl", "--duration", "1200ms"}
+	if code := dispatch(args, &stdout, tty); code != 0 {
+		t.Fatalf("exit %d; the terminal shows %q", code, shown())
+	}
+	screen := shown()
+	for _, want := range []string{"\rrecord: 0 readings, 0/s, 100%, ETA 0s\x1b[K", "\r\x1b[Krecorded 0 messages\r\n"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal lacks %q; it shows %q", want, screen)
+		}
 	}
 }

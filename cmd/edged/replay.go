@@ -27,14 +27,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in := io.Reader(os.Stdin)
+	in, size := io.Reader(os.Stdin), int64(0)
 	if *input != "-" {
 		f, err := os.Open(*input)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		in = f
+		in, size = f, fileSize(f)
 	}
 	out := stdout
 	if *output != "" {
@@ -45,10 +45,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		defer f.Close()
 		out = f
 	}
+	prog := newProgress(stderr, out, "replay", "lines")
 	st, err := actors.Replay(actors.ReplayOptions{
-		Config: cfg, Input: in, Output: out, Watermarks: *wms, DataDir: *data, KeepOpen: *keepOpen,
-		Log: newLogger(cfg.Log, stderr),
+		Config: cfg, Input: prog.reader(in, size), Output: out, Watermarks: *wms, DataDir: *data, KeepOpen: *keepOpen,
+		Log: newLogger(cfg.Log, prog.logs(stderr)),
 	})
+	prog.finish()
 	if *stats {
 		fmt.Fprintf(stderr, "lines %d, messages %d, watermarks %d, results %d, late %d\n",
 			st.Lines, st.Messages, st.Watermarks, st.Results, st.Late)

@@ -52,7 +52,10 @@ func tuneCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	streams, err := readRecording(cfg, f, *device)
+	// The tables go to stdout only after the reading: the line can share a terminal with them.
+	prog := newProgress(stderr, nil, "tune: reading", "lines")
+	streams, err := readRecording(cfg, prog.reader(f, fileSize(f)), *device)
+	prog.finish()
 	f.Close()
 	if err != nil {
 		return err
@@ -64,7 +67,7 @@ func tuneCmd(args []string, stdout, stderr io.Writer) error {
 	if *apply == "" {
 		return nil
 	}
-	return applyTuning(cfg, streams, recs, *input, *apply, stdout)
+	return applyTuning(cfg, streams, recs, *input, *apply, stdout, stderr)
 }
 
 // inDir says whether file would sit directly in dir.

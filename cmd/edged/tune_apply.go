@@ -18,8 +18,9 @@ import (
 
 // applyTuning writes the device file with the recommendations to out, then
 // replays the recording with the configured and the tuned device and prints
-// what changed. streams are one device's, recs their recommendations.
-func applyTuning(cfg *configs.Daemon, streams []*tuned, recs []tune.Recommendation, input, out string, stdout io.Writer) error {
+// what changed, with a progress line on stderr if it is a terminal. streams are
+// one device's, recs their recommendations.
+func applyTuning(cfg *configs.Daemon, streams []*tuned, recs []tune.Recommendation, input, out string, stdout, stderr io.Writer) error {
 	dev := streams[0].device
 	src, err := os.ReadFile(dev.Path)
 	if err != nil {
@@ -46,11 +47,11 @@ func applyTuning(cfg *configs.Daemon, streams []*tuned, recs []tune.Recommendati
 			tunedCfg.Devices[i] = newDev
 		}
 	}
-	before, err := replayTally(cfg, input, dev.ID)
+	before, err := replayTally(cfg, input, dev.ID, newProgress(stderr, nil, "tune: replay as configured", "lines"))
 	if err != nil {
 		return fmt.Errorf("replaying with %s: %w", dev.Path, err)
 	}
-	after, err := replayTally(&tunedCfg, input, dev.ID)
+	after, err := replayTally(&tunedCfg, input, dev.ID, newProgress(stderr, nil, "tune: replay as tuned", "lines"))
 	if err != nil {
 		return fmt.Errorf("replaying with %s: %w", out, err)
 	}
@@ -172,15 +173,16 @@ type tally struct {
 
 // replayTally replays input with cfg, leaving windows open at the end (their
 // firing would be the recording's end, not a watermark's), and counts
-// device's results and late records.
-func replayTally(cfg *configs.Daemon, input, device string) (*tally, error) {
+// device's results and late records, showing prog (may be nil) meanwhile.
+func replayTally(cfg *configs.Daemon, input, device string, prog *progress) (*tally, error) {
 	f, err := os.Open(input)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	t := &tally{device: device}
-	_, err = actors.Replay(actors.ReplayOptions{Config: cfg, Input: f, Output: t, KeepOpen: true})
+	_, err = actors.Replay(actors.ReplayOptions{Config: cfg, Input: prog.reader(f, fileSize(f)), Output: t, KeepOpen: true})
+	prog.finish()
 	return t, err
 }
 

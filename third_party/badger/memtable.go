@@ -92,6 +92,10 @@ func (db *DB) openMemTables(opt Options) error {
 		// If this memtable is empty we don't need to add it. This is a
 		// memtable that was completely truncated.
 		if mt.sl.Empty() {
+			if db.opt.ReadOnly {
+				// edged: dropping it would delete its log; a read-only Open closes it.
+				mt.sl.OnClose = func() { _ = mt.wal.Close(-1) }
+			}
 			mt.DecrRef()
 			continue
 		}
@@ -250,6 +254,9 @@ func (mt *memTable) UpdateSkipList() error {
 		return y.Wrapf(err, "while iterating wal: %s", mt.wal.Fd.Name())
 	}
 	if endOff < mt.wal.size.Load() && mt.opt.ReadOnly {
+		if mt.opt.ReadOnlyKeepsLogs {
+			return nil // edged: the replayed memtable is read as it is (WithReadOnlyKeepsLogs)
+		}
 		return y.Wrapf(ErrTruncateNeeded, "end offset: %d < size: %d", endOff, mt.wal.size.Load())
 	}
 	return mt.wal.Truncate(int64(endOff))

@@ -120,6 +120,10 @@ type Options struct {
 	// edged: MaxBatchSize is the largest transaction, in bytes; 0 = 15 % of
 	// MemTableSize, as upstream. See WithMaxBatchSize.
 	MaxBatchSize int64
+
+	// edged: ReadOnlyKeepsLogs lets a read-only Open replay write-ahead logs a
+	// crash left. See WithReadOnlyKeepsLogs.
+	ReadOnlyKeepsLogs bool
 }
 
 // DefaultOptions sets a list of recommended options for good performance.
@@ -543,6 +547,22 @@ func (opt Options) WithMemTableSize(val int64) Options {
 // entries, as long as it is at most MemTableSize. 0 keeps upstream's 15 %.
 func (opt Options) WithMaxBatchSize(val int64) Options {
 	opt.MaxBatchSize = val
+	return opt
+}
+
+// WithReadOnlyKeepsLogs returns a new Options value with ReadOnlyKeepsLogs set to the
+// given value.
+//
+// edged: a read-only Open of a store that was not closed (killed) fails with
+// ErrTruncateNeeded, because each memtable's write-ahead log replays only up to its
+// first unreadable entry (a torn one, or the zeros past the last write) and a
+// writable Open would truncate it there. With ReadOnlyKeepsLogs the read-only Open
+// keeps the memtables replayed up to that point, changes nothing in the file, and
+// reads them with the tables: what a writable Open would keep. The caller vouches
+// that the rest of each log is a torn tail, not damage (edged's persist checks every
+// log before Open). The default is false, upstream's behaviour.
+func (opt Options) WithReadOnlyKeepsLogs(val bool) Options {
+	opt.ReadOnlyKeepsLogs = val
 	return opt
 }
 
