@@ -35,6 +35,7 @@ func TestStreamSeriesAreByDefinitionUnlessPerTopic(t *testing.T) {
 		`edged_records_in_total{device="d",stream="temp"}`:              7,
 		`edged_stream_idle{device="d",stream="temp"}`:                   1,
 		`edged_stream_topics{device="d",stream="temp"}`:                 2,
+		`edged_stream_topics_passivated{device="d",stream="temp"}`:      0,
 		`edged_watermark_lag_seconds{device="d",stream="temp"}`:         2,
 		`edged_watermark_seconds{device="d",stream="temp"}`:             90,
 		`edged_late_total{device="d",reason="future",stream="temp"}`:    1,
@@ -46,8 +47,8 @@ func TestStreamSeriesAreByDefinitionUnlessPerTopic(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
 		}
 	}
-	if n := len(got); n != 9 {
-		t.Errorf("%d stream series for two topics, want 9: %v", n, got)
+	if n := len(got); n != 10 {
+		t.Errorf("%d stream series for two topics, want 10: %v", n, got)
 	}
 
 	m = MetricsFor(configs.Metrics{PerTopic: true})

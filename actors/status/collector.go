@@ -20,7 +20,7 @@ type streamCollector struct {
 
 	records, decodeErrors, late, dropped       *prometheus.Desc
 	watermark, lag, idle, maxEvent, lastArrive *prometheus.Desc
-	topics                                     *prometheus.Desc
+	topics, passive                            *prometheus.Desc
 }
 
 // NewCollector exports stats at each scrape: per stream definition, or per concrete
@@ -44,13 +44,15 @@ func NewCollector(stats *Stats, perTopic bool) prometheus.Collector {
 		idle:         d("edged_stream_idle", "1 while a topic is idle; per definition, the number of idle topics."),
 		maxEvent:     d("edged_stream_max_event_time_seconds", "Highest accepted event time of a stream (seconds since the epoch)."),
 		lastArrive:   d("edged_stream_last_arrival_seconds", "Processing time of a stream's last accepted record (seconds since the epoch)."),
-		topics: prometheus.NewDesc("edged_stream_topics", "Concrete topics (sources) of a stream definition.",
+		topics: prometheus.NewDesc("edged_stream_topics", "Concrete topics of a stream definition that edged remembers (limits.stream_retention), running or passivated.",
+			[]string{"device", "stream"}, nil),
+		passive: prometheus.NewDesc("edged_stream_topics_passivated", "Concrete topics of a stream definition whose source is passivated (stopped until its next message).",
 			[]string{"device", "stream"}, nil),
 	}
 }
 
 func (c *streamCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.records, c.decodeErrors, c.late, c.dropped, c.watermark, c.lag, c.idle, c.maxEvent, c.lastArrive, c.topics} {
+	for _, d := range []*prometheus.Desc{c.records, c.decodeErrors, c.late, c.dropped, c.watermark, c.lag, c.idle, c.maxEvent, c.lastArrive, c.topics, c.passive} {
 		ch <- d
 	}
 }
@@ -97,6 +99,13 @@ func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now().UnixMilli()
 	c.stats.each(func(g *streamGroup) {
 		ch <- prometheus.MustNewConstMetric(c.topics, prometheus.GaugeValue, float64(len(g.topics)), g.device, g.stream)
+		passive := 0
+		for _, t := range g.topics {
+			if t.Passivated() {
+				passive++
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(c.passive, prometheus.GaugeValue, float64(passive), g.device, g.stream)
 		if c.perTopic {
 			for _, t := range g.topics {
 				var tot streamTotals

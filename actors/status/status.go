@@ -18,12 +18,15 @@ type Status struct {
 	Streams []StreamStatus `json:"streams"`
 	// StreamsTotal counts every concrete topic; Streams holds at most
 	// statusMaxStreams of them, the most lagging first.
-	StreamsTotal int             `json:"streams_total"`
-	Windows      []WindowStatus  `json:"windows"`
-	Upstream     *UpstreamStatus `json:"upstream,omitempty"`
-	Commits      CommitStatus    `json:"commits"`
-	Lag          LagHistory      `json:"lag_history"`
-	Config       *ConfigStatus   `json:"config,omitempty"`
+	StreamsTotal int `json:"streams_total"`
+	// StreamsPassivated counts the topics among them whose source is passivated:
+	// stopped until its next message, remembered until limits.stream_retention.
+	StreamsPassivated int             `json:"streams_passivated"`
+	Windows           []WindowStatus  `json:"windows"`
+	Upstream          *UpstreamStatus `json:"upstream,omitempty"`
+	Commits           CommitStatus    `json:"commits"`
+	Lag               LagHistory      `json:"lag_history"`
+	Config            *ConfigStatus   `json:"config,omitempty"`
 
 	// Delays are the delay distributions per stream definition, as `edged tune`
 	// measures them; DelaysTotal counts them all, Delays holds at most
@@ -40,7 +43,8 @@ type StreamStatus struct {
 	Watermark    *int64           `json:"watermark"`  // ms; null before the first
 	LagMS        *int64           `json:"lag_ms"`
 	Idle         bool             `json:"idle"`
-	Since        int64            `json:"since,omitempty"` // ms: when it became idle or active, as the sampler saw it
+	Passivated   bool             `json:"passivated,omitempty"` // its source is stopped until its next message
+	Since        int64            `json:"since,omitempty"`      // ms: when it became idle or active, as the sampler saw it
 	LastRecordMS *int64           `json:"last_record_age_ms"`
 	MaxEventTime *int64           `json:"max_event_time"`
 	RecordsPerS  float64          `json:"records_per_s"`
@@ -58,8 +62,9 @@ type WindowStatus struct {
 	LateUpdates       int64   `json:"late_updates"`
 	FiringsPerMin     float64 `json:"firings_per_min"`
 	LateUpdatesPerMin float64 `json:"late_updates_per_min"`
-	Keys              int64   `json:"keys"`
+	Keys              int64   `json:"keys"`           // live: window actors, and saved keys still to restore
 	KeysRestoring     int64   `json:"keys_restoring"` // saved keys not yet back after a start, counted in Keys
+	Passivations      int64   `json:"passivations"`   // window actors stopped since the start, their key holding nothing
 	MaxKeysPerWindow  int     `json:"max_keys_per_window,omitempty"`
 }
 
@@ -252,6 +257,8 @@ func (s *Sampler) build(now int64) (*Status, *sample) {
 				window(m).Keys = int64(g)
 			case "edged_window_keys_restoring":
 				window(m).KeysRestoring = int64(g)
+			case "edged_window_passivations_total":
+				window(m).Passivations = int64(c)
 			case "edged_open_windows":
 				window(m).Open = int64(g)
 			case "edged_outbox_records":

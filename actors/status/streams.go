@@ -37,6 +37,9 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 				t.since, t.wasIdle = now, idle
 			}
 			t.sampled = true
+			if t.Passivated() {
+				st.StreamsPassivated++
+			}
 			all = append(all, lagged{lagOrder(t, now), t})
 		}
 	})
@@ -83,7 +86,7 @@ func lagOrder(t *Topic, now int64) float64 {
 func streamRow(t *Topic, now int64) StreamStatus {
 	x := StreamStatus{
 		Device: t.group.device, Stream: t.topic, Definition: t.group.stream,
-		Watermark: ms(t.WatermarkAt(now)), LagMS: ms(t.LagAt(now)), Idle: t.wasIdle, Since: t.since,
+		Watermark: ms(t.WatermarkAt(now)), LagMS: ms(t.LagAt(now)), Idle: t.wasIdle, Since: t.since, Passivated: t.Passivated(),
 		MaxEventTime: ms(t.MaxEvent.Get()), RecordsPerS: t.perS,
 		Records: int64(t.Records.load()), DecodeErrors: int64(t.DecodeErrors.load()),
 	}
