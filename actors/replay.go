@@ -32,7 +32,10 @@ type ReplayOptions struct {
 	// KeepOpen skips the final +∞ watermark: windows still open at the end of the
 	// input stay open in DataDir, so a later replay into it can go on.
 	KeepOpen bool
-	Log      *slog.Logger
+	// Metrics receives the replay's series (nil: a fresh set as the config's
+	// metrics section asks), so a caller can read what `run` would expose.
+	Metrics *Metrics
+	Log     *slog.Logger
 }
 
 // ReplayStats count what a replay read and wrote.
@@ -71,7 +74,11 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	late := func(e *env) *actor.PID {
 		return e.system.Root.Spawn(e.props(func() actor.Actor { return w }))
 	}
-	topo, err := buildTopology(o.Config, store, NewMetrics(), log, actor.NewSynchronizedDispatcher(300), w, late)
+	metrics := o.Metrics
+	if metrics == nil {
+		metrics = MetricsFor(o.Config.Metrics)
+	}
+	topo, err := buildTopology(o.Config, store, metrics, log, actor.NewSynchronizedDispatcher(300), w, late)
 	if err != nil {
 		return stats, err
 	}
