@@ -6,26 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/edged/edged/testing/harness"
 )
 
 // TestReplayMetricsWritesTheSeriesRunWouldExpose: --metrics writes the
 // Prometheus text exposition at the end, with per-topic series when the config
 // asks for them, so a soak can count the series a gateway's scrape would hold.
 func TestReplayMetricsWritesTheSeriesRunWouldExpose(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	config := write("edged.yaml", "durability: memory\nlog: {level: error}\nhttp: {listen: \"\"}\nmetrics: {per_topic: true}\n")
-	write("devices/dev.yaml", `device: dev
+	config := harness.WriteConfig(t, "durability: memory\nlog: {level: error}\nhttp: {listen: \"\"}\nmetrics: {per_topic: true}\n",
+		map[string]string{"dev.yaml": `device: dev
 streams:
   - name: s
     topic: sensors/+/data
@@ -37,10 +27,14 @@ windows:
     type: tumbling
     size: 1s
     aggregates: [count, avg(temp)]
-`)
-	input := write("in.jsonl", `{"at":1733140001000,"topic":"sensors/a/data","payload":{"ts":1733140001000,"temp":20}}
+`})
+	dir := t.TempDir()
+	input := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(input, []byte(`{"at":1733140001000,"topic":"sensors/a/data","payload":{"ts":1733140001000,"temp":20}}
 {"at":1733140001500,"topic":"sensors/b/data","payload":{"ts":1733140001500,"temp":21}}
-`)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	metrics := filepath.Join(dir, "metrics.txt")
 	if err := replayCmd([]string{"--config", config, "--input", input, "--metrics", metrics}, &bytes.Buffer{}, os.Stderr); err != nil {
 		t.Fatal(err)
