@@ -98,7 +98,12 @@ func buildEdged(bin string) error {
 
 // describe says what the soak replays, seeds included, in a line or two.
 func describe(o *options, s *site) string {
-	perDay := func(every time.Duration, n int) int { return int(24 * time.Hour / every * time.Duration(n)) }
+	perDay := func(every time.Duration, n int) int {
+		if n == 0 {
+			return 0
+		}
+		return int(24 * time.Hour / every * time.Duration(n))
+	}
 	d := fmt.Sprintf("soak: %d days from %s; %d sensors every %s (%d silent %s a day), %d tags live every %s (a cohort every %s, %d new tags a day)",
 		o.days, time.UnixMilli(s.start).UTC().Format(time.RFC3339), o.sensors, o.sensorEvery, min(o.silent, o.sensors), o.silentFor,
 		o.tags, o.tagEvery, o.cohortEvery, int(24*time.Hour/o.cohortEvery)*o.tags)

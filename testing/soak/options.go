@@ -82,6 +82,9 @@ func (o *options) validate() error {
 	if o.tags > 0 && (o.tagEvery < time.Millisecond || o.tagEvery > 2*time.Minute) {
 		bad("-tag-every is %s: between 1ms and 2m (a tag's session must not break between two readings)", o.tagEvery)
 	}
+	if o.cohortEvery <= 0 {
+		bad("-cohort-every is %s: above 0", o.cohortEvery)
+	}
 	if o.silentFor < 0 || o.silentFor >= 24*time.Hour-soakSilentAfter {
 		bad("-silent-for is %s: at least 0 and under %s", o.silentFor, 24*time.Hour-soakSilentAfter)
 	}
