@@ -23,8 +23,8 @@ type dayRow struct {
 
 // soak replays s one day per `edged replay` (bin) into one data dir under
 // dir, each with --keep-open, then once more with no input and without it so
-// that every window closes; it checks each replay's output against the oracle
-// and hands each row to each as it is done.
+// that every window closes. It checks each replay's output against the oracle
+// and calls each with every row as soon as the row is done.
 func soak(s *site, bin, dir string, log io.Writer, each func(dayRow)) ([]dayRow, error) {
 	config, err := writeConfig(s, filepath.Join(dir, "config"))
 	if err != nil {
