@@ -1,7 +1,7 @@
 # The two commands a new user needs: `make run` (the demo) and `make test`.
 GO ?= go
 
-.PHONY: run test bench lint build fuzz dist pgo
+.PHONY: run test bench soak lint build fuzz dist pgo
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
 run: build
@@ -17,6 +17,11 @@ test: lint
 ## bench: edged's benchmark table (replay, live MQTT, persistence) plus go benchmarks
 bench:
 	$(GO) run ./testing/bench
+
+## soak: a simulated week of a site replayed day by day (one edged replay, one restart,
+## a day) into one data dir, checked against the oracle; SOAKFLAGS sizes it (-h lists them)
+soak:
+	$(GO) run ./testing/soak $(SOAKFLAGS)
 
 ## pgo: regenerate cmd/edged/default.pgo, the CPU profile `go build` optimizes edged
 ## with: the bench's live trials at QoS 0 and 1 (needs mosquitto) and BenchmarkReplay

@@ -75,12 +75,11 @@ func replaySegments(t *testing.T, device string, lines []string, cuts []int, key
 		in := strings.Join(lines[bounds[i]:bounds[i+1]], "\n")
 		o := ReplayOptions{Config: cfg, Input: strings.NewReader(in), Output: &out, DataDir: dir, KeepOpen: i < 2,
 			keyDelay: keyDelay, sourceDelay: sourceDelay}
-		o.onMetrics = func(m *Metrics) {
-			passivated += counterSum(t, m, "edged_window_passivations_total") + counterSum(t, m, "edged_stream_passivations_total")
-		}
+		o.Metrics = NewMetrics()
 		if _, err := Replay(o); err != nil {
 			t.Fatal(err)
 		}
+		passivated += counterSum(t, o.Metrics, "edged_window_passivations_total") + counterSum(t, o.Metrics, "edged_stream_passivations_total")
 	}
 	return out.String(), passivated
 }

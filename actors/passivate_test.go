@@ -70,13 +70,12 @@ func TestChurningKeysNeverMeetTheKeyLimit(t *testing.T) {
 			var out bytes.Buffer
 			var passivated, streams float64
 			o := ReplayOptions{Config: cfg, Input: strings.NewReader(churnFeed(40, 20, 1000, 3000, perTopic)), Output: &out}
-			o.onMetrics = func(m *Metrics) {
-				passivated = counterSum(t, m, "edged_window_passivations_total")
-				streams = counterSum(t, m, "edged_stream_passivations_total")
-			}
+			o.Metrics = NewMetrics()
 			if _, err := Replay(o); err != nil {
 				t.Fatal(err)
 			}
+			passivated = counterSum(t, o.Metrics, "edged_window_passivations_total")
+			streams = counterSum(t, o.Metrics, "edged_stream_passivations_total")
 			if n := strings.Count(out.String(), `"key_limit"`); n > 0 {
 				t.Errorf("%d readings refused for the key limit", n)
 			}
@@ -115,10 +114,11 @@ func TestAForgottenTopicStartsAsANewStream(t *testing.T) {
 	var out bytes.Buffer
 	var forgotten float64
 	o := ReplayOptions{Config: cfg, Input: strings.NewReader(in.String()), Output: &out, DataDir: dir, KeepOpen: true}
-	o.onMetrics = func(m *Metrics) { forgotten = counterSum(t, m, "edged_stream_topics_forgotten_total") }
+	o.Metrics = NewMetrics()
 	if _, err := Replay(o); err != nil {
 		t.Fatal(err)
 	}
+	forgotten = counterSum(t, o.Metrics, "edged_stream_topics_forgotten_total")
 	if forgotten != 1 {
 		t.Errorf("%v topics forgotten, want 1", forgotten)
 	}
@@ -156,14 +156,11 @@ func TestARestartLeavesIdleTopicsAsleep(t *testing.T) {
 		var out bytes.Buffer
 		o := ReplayOptions{Config: cfg, Input: strings.NewReader(in), Output: &out, DataDir: dir, KeepOpen: true,
 			keyDelay: func(int) int64 { return -1 }, sourceDelay: func(int) int64 { return -1 }}
-		o.onMetrics = func(m *Metrics) {
-			live = gaugeSum(t, m, "edged_stream_topics")
-			passive = gaugeSum(t, m, "edged_stream_topics_passivated")
-		}
+		o.Metrics = NewMetrics()
 		if _, err := Replay(o); err != nil {
 			t.Fatal(err)
 		}
-		return live, passive
+		return gaugeSum(t, o.Metrics, "edged_stream_topics"), gaugeSum(t, o.Metrics, "edged_stream_topics_passivated")
 	}
 	// 50 topics report, then only 5 of them, long enough for the rest to go idle.
 	replay(day(0, 2000, 50) + day(2000, 5000, 5))

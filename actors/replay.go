@@ -32,14 +32,16 @@ type ReplayOptions struct {
 	// KeepOpen skips the final +∞ watermark: windows still open at the end of the
 	// input stay open in DataDir, so a later replay into it can go on.
 	KeepOpen bool
-	Log      *slog.Logger
+	// Metrics receives the replay's series (nil: a fresh set as the config's
+	// metrics section asks), so a caller can read what `run` would expose.
+	Metrics *Metrics
+	Log     *slog.Logger
 
 	// For tests: how long a quiet key of window definition win, or a quiet source of
 	// stream definition def, waits before it is passivated (negative: never),
 	// instead of the configured delays.
 	keyDelay    func(win int) int64
 	sourceDelay func(def int) int64
-	onMetrics   func(*Metrics) // called with the replay's metrics at its end
 }
 
 // ReplayStats count what a replay read and wrote.
@@ -78,9 +80,9 @@ func Replay(o ReplayOptions) (ReplayStats, error) {
 	late := func(e *env) *actor.PID {
 		return e.system.Root.Spawn(e.props(func() actor.Actor { return w }))
 	}
-	metrics := NewMetrics()
-	if o.onMetrics != nil {
-		defer o.onMetrics(metrics)
+	metrics := o.Metrics
+	if metrics == nil {
+		metrics = MetricsFor(o.Config.Metrics)
 	}
 	topo, err := buildTopology(o.Config, store, metrics, log, actor.NewSynchronizedDispatcher(300), w, late)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/edged/edged/actors"
 )
 
@@ -17,6 +19,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "", "state directory to replay into (default: in memory)")
 	keepOpen := fs.Bool("keep-open", false, "leave windows open at the end of the input (no final +inf watermark), to continue with --data later")
 	stats := fs.Bool("stats", false, "print counts to stderr at the end")
+	metricsOut := fs.String("metrics", "", "at the end, write the Prometheus series that `run` would expose at /metrics to this file (text format)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,14 +49,20 @@ func replayCmd(args []string, stdout, stderr io.Writer) error {
 		out = f
 	}
 	prog := newProgress(stderr, out, "replay", "lines")
+	metrics := actors.MetricsFor(cfg.Metrics)
 	st, err := actors.Replay(actors.ReplayOptions{
 		Config: cfg, Input: prog.reader(in, size), Output: out, Watermarks: *wms, DataDir: *data, KeepOpen: *keepOpen,
-		Log: newLogger(cfg.Log, prog.logs(stderr)),
+		Metrics: metrics, Log: newLogger(cfg.Log, prog.logs(stderr)),
 	})
 	prog.finish()
 	if *stats {
 		fmt.Fprintf(stderr, "lines %d, messages %d, watermarks %d, results %d, late %d\n",
 			st.Lines, st.Messages, st.Watermarks, st.Results, st.Late)
+	}
+	if err == nil && *metricsOut != "" {
+		if err := prometheus.WriteToTextfile(*metricsOut, metrics.Registry); err != nil {
+			return fmt.Errorf("writing the metrics to %s: %w", *metricsOut, err)
+		}
 	}
 	return err
 }

@@ -63,3 +63,22 @@ func (t *Table) Rows() map[windows.Ref][]windows.NamedValue {
 	}
 	return out
 }
+
+// Take removes the rows whose window done accepts, tombstones included, and
+// returns the live ones among them: a check that runs for days compares the
+// windows that can no longer change and keeps only the others. A result for a
+// start taken away starts a new row.
+func (t *Table) Take(done func(windows.Ref) bool) map[windows.Ref][]windows.NamedValue {
+	out := map[windows.Ref][]windows.NamedValue{}
+	for id, row := range t.rows {
+		ref := windows.Ref{Key: id.key, Window: windows.Window{Start: id.start, End: row.end}}
+		if !done(ref) {
+			continue
+		}
+		if !row.deleted {
+			out[ref] = row.values
+		}
+		delete(t.rows, id)
+	}
+	return out
+}

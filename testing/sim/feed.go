@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Message is one reading as the simulator sends it.
@@ -16,6 +17,7 @@ type Message struct {
 	TS      int64 // event time in the payload
 	Sensor  int   // 1-based
 	Late    bool  // held back by LateBy
+	TooLate bool  // held back by TooLateBy
 	Topic   string
 	Payload []byte // {"sensor":"s-<i>","ts":<ms>,"temp":..,"hum":..}
 }
@@ -112,22 +114,44 @@ func (f *Feed) generate() {
 	}
 	// The random draws happen for silent sensors too, so silencing sensors
 	// does not change the other sensors' readings.
-	delay := int64(0)
-	if d := f.cfg.Disorder.Milliseconds(); d > 0 {
-		delay = f.rng.Int64N(d + 1)
-	}
-	late := f.cfg.LateFraction > 0 && f.rng.Float64() < f.cfg.LateFraction
-	if late {
-		delay = f.cfg.LateBy.Milliseconds()
-	}
+	h := f.holdBack()
 	f.temp[i] = walk(f.temp[i]+f.rng.IntN(5)-2, 0, 400)
 	f.hum[i] = walk(f.hum[i]+f.rng.IntN(5)-2, 50, 950)
-	if i >= f.cfg.Sensors-f.cfg.Silent && since >= f.cfg.SilentAfter.Milliseconds() {
+	if i >= f.cfg.Sensors-f.cfg.Silent && f.cfg.silentAt(since) {
 		return
 	}
-	m := Message{At: ts + delay, TS: ts, Sensor: i + 1, Late: late, Topic: f.topics[i], Payload: f.payload(i, ts)}
+	m := Message{At: ts + h.delay, TS: ts, Sensor: i + 1, Late: h.late, TooLate: h.tooLate, Topic: f.topics[i], Payload: f.payload(i, ts)}
 	heap.Push(&f.pending, entry{Message: m, seq: f.seq})
 	f.seq++
+}
+
+func (f *Feed) holdBack() heldBack {
+	c := &f.cfg
+	return drawHeldBack(f.rng, c.Disorder, c.LateFraction, c.LateBy, c.TooLateFraction, c.TooLateBy)
+}
+
+// heldBack is how long after its event time a reading is sent, and why.
+type heldBack struct {
+	delay         int64 // ms
+	late, tooLate bool
+}
+
+// drawHeldBack draws a reading's delay: up to disorder, or exactly lateBy for
+// lateFraction of the readings, or exactly tooLateBy for tooLateFraction of the
+// others. It draws nothing for a setting that is zero, so adding a setting
+// leaves the feeds without it as they were.
+func drawHeldBack(rng *rand.Rand, disorder time.Duration, lateFraction float64, lateBy time.Duration, tooLateFraction float64, tooLateBy time.Duration) heldBack {
+	var h heldBack
+	if d := disorder.Milliseconds(); d > 0 {
+		h.delay = rng.Int64N(d + 1)
+	}
+	h.late = lateFraction > 0 && rng.Float64() < lateFraction
+	if h.late {
+		h.delay = lateBy.Milliseconds()
+	} else if h.tooLate = tooLateFraction > 0 && rng.Float64() < tooLateFraction; h.tooLate {
+		h.delay = tooLateBy.Milliseconds()
+	}
+	return h
 }
 
 func (f *Feed) payload(i int, ts int64) []byte {

@@ -119,6 +119,52 @@ func TestCountsFollowTheRatePerSensorAndSilentSensorsStopHalfway(t *testing.T) {
 	}
 }
 
+func TestSilentSensorsComeBackAfterSilentForEverySilentEvery(t *testing.T) {
+	cfg := Config{Sensors: 3, Rate: 1, Duration: 10 * time.Minute, Silent: 1, SilentAfter: time.Minute,
+		SilentFor: 2 * time.Minute, SilentEvery: 5 * time.Minute, Seed: 5, Start: testStart}
+	quiet := func(ts int64) bool {
+		since := ts - testStart
+		return since >= 60_000 && since < 180_000 || since >= 360_000 && since < 480_000
+	}
+	var loud, silent int
+	for _, m := range collect(t, cfg) {
+		switch {
+		case m.Sensor != 3:
+			loud++
+		case quiet(m.TS):
+			t.Errorf("silent sensor sent a reading at %d ms, within a silence", m.TS-testStart)
+		default:
+			silent++
+		}
+	}
+	if loud != 2*600 || silent != 600-240 {
+		t.Errorf("the other sensors sent %d readings and the silent one %d, want 1200 and 360", loud, silent)
+	}
+}
+
+func TestTooLateReadingsAreHeldBackByTooLateBy(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Silent = 0
+	without := collect(t, cfg)
+	cfg.TooLateFraction, cfg.TooLateBy = 0.05, 9*time.Second
+	with := collect(t, cfg)
+	if len(with) != len(without) {
+		t.Fatalf("%d readings with too-late ones, %d without", len(with), len(without))
+	}
+	var tooLate int
+	for i, m := range with {
+		if m.TooLate {
+			tooLate++
+			if m.Late || m.At-m.TS != cfg.TooLateBy.Milliseconds() {
+				t.Errorf("too-late message %d delayed %d ms (late %v), want %d", i, m.At-m.TS, m.Late, cfg.TooLateBy.Milliseconds())
+			}
+		}
+	}
+	if frac := float64(tooLate) / float64(len(with)); frac < 0.02 || frac > 0.08 {
+		t.Errorf("%d of %d readings too late, want about 5 %%", tooLate, len(with))
+	}
+}
+
 func TestInvalidConfigsReportEveryProblem(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -6,10 +6,11 @@ type Summary struct {
 	Seed    uint64        `json:"seed"`
 	Start   int64         `json:"start"`
 	Total   int           `json:"total"`
-	Late    int           `json:"late"`             // readings held back by LateBy
-	Failed  int           `json:"failed,omitempty"` // publishes the broker refused or never confirmed
-	Silent  []string      `json:"silent"`           // sensors that stop halfway
-	Sensors []SensorCount `json:"sensors"`          // in sensor order
+	Late    int           `json:"late"`               // readings held back by LateBy
+	TooLate int           `json:"too_late,omitempty"` // readings held back by TooLateBy
+	Failed  int           `json:"failed,omitempty"`   // publishes the broker refused or never confirmed
+	Silent  []string      `json:"silent"`             // sensors that stop halfway
+	Sensors []SensorCount `json:"sensors"`            // in sensor order
 }
 
 // SensorCount is what one sensor sent.
@@ -17,7 +18,9 @@ type SensorCount struct {
 	Sensor string `json:"sensor"`
 	Sent   int    `json:"sent"`
 	Late   int    `json:"late"`
-	LastTS int64  `json:"last_ts"` // event time of its latest reading; 0 if none
+	// TooLate counts the readings held back by TooLateBy.
+	TooLate int   `json:"too_late,omitempty"`
+	LastTS  int64 `json:"last_ts"` // event time of its latest reading; 0 if none
 }
 
 // Tally counts the messages of a feed that were actually sent.
@@ -44,6 +47,10 @@ func (t *Tally) Add(m *Message) {
 	if m.Late {
 		t.s.Late++
 		c.Late++
+	}
+	if m.TooLate {
+		t.s.TooLate++
+		c.TooLate++
 	}
 }
 
