@@ -72,14 +72,22 @@ func (s *Store) applyQueueChanges(changes map[string]*queueChange) {
 	for name, c := range changes {
 		s.mu.Lock()
 		q := s.queueLocked(name)
-		wasEmpty := q.stats.Records == 0
+		// Every entry before from is deleted: those up to the counter when the queue
+		// was empty, else those before the oldest one known.
+		from := q.stats.OldestSeq
+		if q.stats.Records == 0 {
+			from = q.committed + 1
+		}
 		q.stats.Records += c.records
 		q.stats.Bytes += c.bytes
 		q.committed = max(q.committed, c.maxSeq)
-		records := q.stats.Records
+		records, known := q.stats.Records, q.stats.OldestSeq
+		if records == 0 {
+			q.stats.OldestSeq = 0
+		}
 		s.mu.Unlock()
-		if records == 0 || c.dequeued || wasEmpty {
-			oldest := s.oldestSeq(name)
+		if records > 0 && (c.dequeued || from > known) {
+			oldest := s.oldestSeq(name, from)
 			s.mu.Lock()
 			q.stats.OldestSeq = oldest
 			s.mu.Unlock()
@@ -87,14 +95,18 @@ func (s *Store) applyQueueChanges(changes map[string]*queueChange) {
 	}
 }
 
-// oldestSeq looks up the first entry of a queue; 0 if it is empty or unreadable.
-func (s *Store) oldestSeq(queue string) uint64 {
+// oldestSeq looks up the first entry of a queue at or after seq from, the oldest
+// known before; 0 if it is empty or unreadable. Entries are only ever added after
+// the oldest, so the ones before from are all deleted: a seek from the queue's start
+// would step over every one of them still in the tables, which is as many as the
+// queue delivered since the last compaction, at every commit that delivers.
+func (s *Store) oldestSeq(queue string, from uint64) uint64 {
 	var seq uint64
 	err := s.db.View(func(txn *badger.Txn) error {
 		prefix := outboxPrefix(queue)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
-		it.Seek(prefix)
+		it.Seek(outboxKey(nil, queue, from))
 		if it.Valid() {
 			seq = binary.BigEndian.Uint64(it.Item().Key()[len(prefix):])
 		}
