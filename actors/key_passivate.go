@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"container/heap"
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -35,36 +34,11 @@ import (
 // meanwhile, or a binding, keeps it alive; otherwise the pipeline stops it, and the
 // next record of the key goes through the pipeline, which starts a new one.
 
-// keyTimer is a quiet window actor waiting out its passivation delay.
-type keyTimer struct {
-	due      int64
-	seq      uint64 // ties by report order: replay stays deterministic
+// quietKey is a quiet window actor waiting out its passivation delay, with the
+// activity it reported quiet at.
+type quietKey struct {
 	k        *keyRef
 	activity uint32
-}
-
-// keyTimers is a heap of keyTimer by due, then seq.
-type keyTimers struct {
-	q   []keyTimer
-	seq uint64
-}
-
-func (t *keyTimers) Len() int { return len(t.q) }
-func (t *keyTimers) Less(i, j int) bool {
-	return t.q[i].due < t.q[j].due || t.q[i].due == t.q[j].due && t.q[i].seq < t.q[j].seq
-}
-func (t *keyTimers) Swap(i, j int) { t.q[i], t.q[j] = t.q[j], t.q[i] }
-func (t *keyTimers) Push(x any)    { t.q = append(t.q, x.(keyTimer)) }
-func (t *keyTimers) Pop() any {
-	e := t.q[len(t.q)-1]
-	t.q[len(t.q)-1] = keyTimer{}
-	t.q = t.q[:len(t.q)-1]
-	return e
-}
-
-func (t *keyTimers) add(due int64, k *keyRef, activity uint32) {
-	t.seq++
-	heap.Push(t, keyTimer{due: due, seq: t.seq, k: k, activity: activity})
 }
 
 // passivateDelay is how long a quiet key of window definition win stays.
@@ -78,15 +52,18 @@ func (p *pipeline) passivateDelay(win int) int64 {
 func (p *pipeline) onKeyQuiet(m *keyQuiet) {
 	if k := p.keys[m.id]; k != nil && !k.passivating {
 		if d := p.passivateDelay(m.id.win); d >= 0 {
-			p.quietKeys.add(p.now+d, k, m.activity)
+			p.quietKeys.add(p.now+d, quietKey{k, m.activity})
 		}
 	}
 }
 
 // passivateKeys asks every quiet key whose delay is over whether it still is.
 func (p *pipeline) passivateKeys(ctx actor.Context, now int64) {
-	for p.quietKeys.Len() > 0 && p.quietKeys.q[0].due <= now {
-		t := heap.Pop(&p.quietKeys).(keyTimer)
+	for {
+		t, _, ok := p.quietKeys.pop(now)
+		if !ok {
+			return
+		}
 		k := t.k
 		if p.keys[k.id()] != k || k.passivating {
 			continue // passivated already, or asked
@@ -129,7 +106,7 @@ func (p *pipeline) onKeyStaying(ctx actor.Context, m *keyStaying) {
 	p.keepKey(ctx, k)
 	if d := p.passivateDelay(m.id.win); m.retry && d >= 0 {
 		// Its last flush is not committed yet: ask again after the delay.
-		p.quietKeys.add(p.now+d, k, m.activity)
+		p.quietKeys.add(p.now+d, quietKey{k, m.activity})
 	}
 }
 

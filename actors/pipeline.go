@@ -27,17 +27,17 @@ type pipeline struct {
 	log      *slog.Logger
 
 	committer *actor.PID
-	srcDefs   []*sourceDef // by stream definition, made once the committer exists
-	winDefs   []*windowDef // by window definition
-	props     *actor.Props // spawns every source and window actor: see spawn
-	spawning  actor.Actor  // the actor props starts next
-	quietKeys keyTimers    // window actors that reported quiet, by when to passivate them
+	srcDefs   []*sourceDef     // by stream definition, made once the committer exists
+	winDefs   []*windowDef     // by window definition
+	props     *actor.Props     // spawns every source and window actor: see spawn
+	spawning  actor.Actor      // the actor props starts next
+	quietKeys timers[quietKey] // window actors that reported quiet, by when to passivate them
 	// Sources that reported quiet, by when to passivate them; those asked and not
 	// answered yet, out of the router's index; those passivated (source_passivate.go).
-	quietSources srcTimers
+	quietSources timers[quietTopic]
 	passivating  map[string]*sourceHandle
 	asleep       map[string]passivated
-	forget       srcTimers      // asleep streams, by when they are forgotten
+	forget       timers[string] // asleep streams, by when they are forgotten
 	ahead        int            // replies sent ahead to the next epoch
 	sched        sourceSchedule // which sources to tick and flush (source_schedule.go)
 	keys         map[keyID]*keyRef

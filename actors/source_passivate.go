@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"container/heap"
 	"math"
 	"sync/atomic"
 
@@ -95,36 +94,10 @@ func (s *source) resume(st watermark.GeneratorState) {
 	s.stats.Sleeping(&d)
 }
 
-// srcTimer is a quiet source waiting out its passivation delay.
-type srcTimer struct {
-	due   int64
-	seq   uint64
+// quietTopic is a quiet source waiting out its passivation delay.
+type quietTopic struct {
 	topic string
 	h     *sourceHandle
-}
-
-// srcTimers is a heap of srcTimer by due, then seq.
-type srcTimers struct {
-	q   []srcTimer
-	seq uint64
-}
-
-func (t *srcTimers) Len() int { return len(t.q) }
-func (t *srcTimers) Less(i, j int) bool {
-	return t.q[i].due < t.q[j].due || t.q[i].due == t.q[j].due && t.q[i].seq < t.q[j].seq
-}
-func (t *srcTimers) Swap(i, j int) { t.q[i], t.q[j] = t.q[j], t.q[i] }
-func (t *srcTimers) Push(x any)    { t.q = append(t.q, x.(srcTimer)) }
-func (t *srcTimers) Pop() any {
-	e := t.q[len(t.q)-1]
-	t.q[len(t.q)-1] = srcTimer{}
-	t.q = t.q[:len(t.q)-1]
-	return e
-}
-
-func (t *srcTimers) add(due int64, topic string, h *sourceHandle) {
-	t.seq++
-	heap.Push(t, srcTimer{due: due, seq: t.seq, topic: topic, h: h})
 }
 
 // passivated is what a pipeline remembers of a passivated source. fromIndex: it was
@@ -148,14 +121,17 @@ func (p *pipeline) sourceDelay(def int) int64 {
 
 func (p *pipeline) onSourceQuiet(m *sourceQuiet) {
 	if d := p.sourceDelay(p.plan.match(m.topic)); !m.h.gone && !m.h.passivating && d >= 0 {
-		p.quietSources.add(p.now+d, m.topic, m.h)
+		p.quietSources.add(p.now+d, quietTopic{m.topic, m.h})
 	}
 }
 
 // passivateSources asks every quiet source whose delay is over to stop.
 func (p *pipeline) passivateSources(ctx actor.Context, now int64) {
-	for p.quietSources.Len() > 0 && p.quietSources.q[0].due <= now {
-		t := heap.Pop(&p.quietSources).(srcTimer)
+	for {
+		t, _, ok := p.quietSources.pop(now)
+		if !ok {
+			return
+		}
 		h := t.h
 		z := h.sleep.Load()
 		if h.gone || h.passivating || z == nil || z.until != math.MaxInt64 {
@@ -192,7 +168,7 @@ func (p *pipeline) onSourceStaying(m *sourceStaying) {
 	}
 	p.keepSource(m.topic, h)
 	if d := p.sourceDelay(p.plan.match(m.topic)); m.retry && d >= 0 {
-		p.quietSources.add(p.now+d, m.topic, h)
+		p.quietSources.add(p.now+d, quietTopic{m.topic, h})
 	}
 }
 
@@ -259,7 +235,7 @@ func (p *pipeline) remember(topic string, was passivated) {
 	t := p.env.metrics.Streams.Topic(p.plan.device.ID, p.plan.streams[was.def].cfg.Name, topic)
 	t.SetPassivated(true)
 	if p.env.streamRetention > 0 {
-		p.forget.add(watermark.AddSat(was.lastArrival, p.env.streamRetention), topic, nil)
+		p.forget.add(watermark.AddSat(was.lastArrival, p.env.streamRetention), topic)
 	}
 }
 
@@ -284,20 +260,23 @@ func (p *pipeline) rememberSaved(topic string, def int, st watermark.GeneratorSt
 // goes, and their /status row and share of the stream series with it. Their next
 // message starts a new stream.
 func (p *pipeline) forgetStreams(ctx actor.Context, now int64) {
-	for p.forget.Len() > 0 && p.forget.q[0].due <= now {
-		t := heap.Pop(&p.forget).(srcTimer)
-		was, ok := p.asleep[t.topic]
-		if !ok || watermark.AddSat(was.lastArrival, p.env.streamRetention) != t.due {
+	for {
+		topic, due, ok := p.forget.pop(now)
+		if !ok {
+			return
+		}
+		was, ok := p.asleep[topic]
+		if !ok || watermark.AddSat(was.lastArrival, p.env.streamRetention) != due {
 			continue // running again, or remembered again since
 		}
-		delete(p.asleep, t.topic)
+		delete(p.asleep, topic)
 		if was.advancing {
 			p.sched.advancing.Add(-1)
 		}
 		u := newUnit()
-		u.dropStream = &streamDrop{device: p.plan.device.ID, stream: t.topic}
+		u.dropStream = &streamDrop{device: p.plan.device.ID, stream: topic}
 		p.sendAhead(ctx, u)
-		p.env.metrics.Streams.Forget(p.plan.device.ID, t.topic)
+		p.env.metrics.Streams.Forget(p.plan.device.ID, topic)
 		p.env.metrics.StreamsForgotten.WithLabelValues(p.plan.device.ID, p.plan.streams[was.def].cfg.Name).Inc()
 	}
 }
