@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// churnConfig is the churn of issue 32's first measurement, shortened: 20 tags
+// churnConfig is the soak's churn of tags, shortened: 20 tags
 // live at any time, a new cohort of 20 every 10 minutes, each reporting every
 // 10 s for 10 minutes.
 func churnConfig() TagConfig {

@@ -10,7 +10,7 @@ import (
 	"github.com/edged/edged/testing/sim"
 )
 
-// churnSite is the churn of issue 32's first measurement: 200 tags live at any
+// churnSite is a churn of keys as a site of tags sees it: 200 tags live at any
 // time, a new cohort of 200 every 10 minutes, each tag reporting every 10 s for
 // 10 minutes (2,400 tags over 2 hours, 144,000 readings), a 1-minute tumbling
 // window per tag and limits.max_keys_per_window 1000. perTag puts each tag on a
@@ -65,7 +65,7 @@ func churnTotals(rows []dayRow) (settled, refused, mismatches int, cpu time.Dura
 	return settled, refused, mismatches, cpu
 }
 
-// TestChurningTagsAreNeverRefused replays issue 32's churn, the tags on one
+// TestChurningTagsAreNeverRefused replays that churn, the tags on one
 // topic, and wants every tag-minute window, exact. (With a topic per tag the
 // soak's one-day test covers it, and BenchmarkChurnTopics compares the costs.)
 func TestChurningTagsAreNeverRefused(t *testing.T) {
@@ -81,17 +81,16 @@ func TestChurningTagsAreNeverRefused(t *testing.T) {
 	if rows[0].readings != 144_000 || settled != churnWindows {
 		t.Fatalf("the feed has %d readings in %d windows, want 144000 in %d", rows[0].readings, settled, churnWindows)
 	}
-	// Needs passivation (issue 32): today's edged refuses every tag after the
-	// 1,000th for good, though no more than 400 have open windows at any time,
-	// and their windows are missing.
+	// No more than 400 tags have open windows at any time: the key limit, which
+	// counts live keys, never refuses one.
 	if refused != 0 || mismatches != 0 {
 		t.Errorf("%d readings refused (key_limit), %d windows missing or wrong; want none\n%s", refused, mismatches, log.String())
 	}
 }
 
-// BenchmarkChurnTopics replays issue 32's churn with all tags on one topic and
+// BenchmarkChurnTopics replays that churn with all tags on one topic and
 // with a topic per tag, each through the edged binary as a child process, and
-// reports the CPU seconds of each replay, their ratio (issue 32 wants at most
+// reports the CPU seconds of each replay, their ratio (the target is at most
 // 1.5) and the readings refused per replay. Run it with
 //
 //	go test -run '^$' -bench BenchmarkChurnTopics -benchtime 3x ./testing/soak

@@ -13,7 +13,7 @@
 // and whether the results are exact against testing/oracle: every window whose
 // cleanup the watermark passed that day, compared with the oracle's
 // recomputation and its final table under the README's consumer rule. Then the
-// verdict of issue 32: the last day within 1.2× of the first in CPU per
+// verdict: the last day within 1.2× of the first in CPU per
 // reading, peak RSS and data-dir size, nothing refused, every result exact.
 // The exit status is 1 if it fails.
 //

@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// Acceptance of issue 32: the last day within maxGrowth of the first in CPU
+// The soak passes with the last day within maxGrowth of the first in CPU
 // per reading, peak RSS and data-dir size.
 const maxGrowth = 1.2
 
