@@ -193,7 +193,7 @@ func applyDeviceDefaults(dev *Device) {
 		or(p, join(wp, "accumulation"), &w.Accumulation, DefaultAccumulation)
 		// A key that reports once a window keeps its actor between readings; one
 		// quiet for longer costs only its next reading a start.
-		or(p, join(wp, "passivate_after"), &w.PassivateAfter, w.Length())
+		or(p, join(wp, "passivate_after"), &w.PassivateAfter, max(w.Length(), 0))
 	}
 }
 

@@ -38,6 +38,7 @@ func TestTheDocsDaemonTableGivesTheAppliedDefaults(t *testing.T) {
 		"limits.min_free_disk":                bytesize(d.Limits.MinFreeDisk),
 		"limits.max_key_bytes":                fmt.Sprint(d.Limits.MaxKeyBytes),
 		"limits.max_keys_per_window":          fmt.Sprint(d.Limits.MaxKeysPerWindow),
+		"limits.stream_retention":             short(d.Limits.StreamRetention),
 		"limits.max_payload":                  bytesize(int64(d.Limits.MaxPayload)),
 		"broker.url":                          d.Broker.URL,
 		"broker.listen":                       DefaultEmbeddedListen,

@@ -62,7 +62,7 @@ func TestValidateReportsEachKindOfBadConfigAsFileLineFieldReason(t *testing.T) {
 		{
 			name:   "an unknown field in a device file",
 			device: strings.Replace(plValidDevice, "    size: 5s\n", "    size: 5s\n    colour: red\n", 1),
-			want:   []string{"{dir}/devices/d.yaml:11: windows[0].colour: unknown field (valid: name, stream, type, size, slide, gap, offset, allowed_lateness, accumulation, early, aggregates, output, late, upstream_results)"},
+			want:   []string{"{dir}/devices/d.yaml:11: windows[0].colour: unknown field (valid: name, stream, type, size, slide, gap, offset, allowed_lateness, accumulation, early, passivate_after, aggregates, output, late, upstream_results)"},
 		},
 		{
 			name:   "a wrong type",
