@@ -76,7 +76,7 @@ type earlySchedule struct {
 // (source_schedule.go).
 type sourceHandle struct {
 	pid       *actor.PID
-	dirty     atomic.Bool
+	dirty     atomic.Int32                // clean, dirtyPushed or dirtyTaken (source_schedule.go)
 	queued    atomic.Bool                 // in the schedule's woken stack
 	sent      atomic.Uint64               // messages the router sent it
 	closing   atomic.Bool                 // being passivated: the router asks the pipeline
@@ -369,9 +369,8 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 		}
 	} else {
 		// Live only, where the order of sends to different actors means nothing.
-		p.sched.takeDirty() // a source asked now may mark itself dirty again at once
 		for topic := range scope {
-			if s := p.sources.get(topic); s != nil && s.dirty.Load() && s.dirty.Swap(false) {
+			if s := p.sources.get(topic); s != nil && p.sched.flushOne(s) {
 				ctx.Send(s.pid, f)
 				n++
 			}

@@ -115,18 +115,31 @@ func (s *sourceSchedule) live() []*sourceHandle {
 	return all
 }
 
+// A source's dirty state: clean; holding changes, its handle in the dirty stack
+// (pushed by the source); or holding changes, taken from the stack into flushable by
+// the pipeline. Only a clean handle is pushed, so a handle is never in the stack
+// twice, and only a taken one is flushed and made clean.
+const (
+	clean int32 = iota
+	dirtyPushed
+	dirtyTaken
+)
+
 // takeDirty moves the sources that reported changes into flushable.
 func (s *sourceSchedule) takeDirty() {
-	s.flushable = append(s.flushable, s.dirty.take()...)
+	for _, h := range s.dirty.take() {
+		h.dirty.Store(dirtyTaken)
+		s.flushable = append(s.flushable, h)
+	}
 }
 
-// flushAll returns the flushable sources that still hold changes, by rank, clearing
-// their flag, and empties flushable.
+// flushAll returns the sources that hold changes, by rank, making them clean, and
+// empties flushable.
 func (s *sourceSchedule) flushAll() []*sourceHandle {
 	s.takeDirty()
 	out := s.flushable[:0:0]
 	for _, h := range s.flushable {
-		if !h.gone && h.dirty.Load() && h.dirty.Swap(false) {
+		if !h.gone && h.dirty.CompareAndSwap(dirtyTaken, clean) {
 			out = append(out, h)
 		}
 	}
@@ -136,10 +149,20 @@ func (s *sourceSchedule) flushAll() []*sourceHandle {
 	return out
 }
 
+// flushOne makes h clean and reports whether it held changes, for a flush of some
+// sources only (commit_soon.go). One that reported its changes since the stack was
+// last taken is taken first.
+func (s *sourceSchedule) flushOne(h *sourceHandle) bool {
+	if h.dirty.Load() == dirtyPushed {
+		s.takeDirty()
+	}
+	return h.dirty.CompareAndSwap(dirtyTaken, clean)
+}
+
 // markDirty notes that h holds changes; it is flushed with the next flush. Called by
 // the source itself, on its own goroutine.
 func (h *sourceHandle) markDirty() {
-	if !h.dirty.Load() && !h.dirty.Swap(true) {
+	if h.dirty.Load() == clean && h.dirty.CompareAndSwap(clean, dirtyPushed) {
 		h.schedule.dirty.push(h, &h.nextDirty)
 	}
 }
@@ -218,7 +241,7 @@ func (s *handleStack) push(h *sourceHandle, node **stackNode) {
 }
 
 // take empties the stack and returns its handles, oldest first. Their nodes are read
-// before the caller clears the flags that allow them to be pushed again.
+// before the caller changes the states that allow them to be pushed again.
 func (s *handleStack) take() []*sourceHandle {
 	var hs []*sourceHandle
 	for n := s.head.Swap(nil); n != nil; n = n.next {
