@@ -217,6 +217,12 @@ func (c *Client) onMessage(_ paho.Client, pm paho.Message) {
 	case m.QoS == 1 && conn != nil:
 		// paho hands over every message of a connection before it opens the next,
 		// so conn is the one m came on.
+		if conn.givenUp() && !c.o.CleanSession {
+			// Lost with the connection, and so is its ack: the broker redelivers m.
+			// Handing it over would only hold up the reconnect, which waits for
+			// every message of the connection, behind a handler waiting for room.
+			return
+		}
 		m.conn, m.id = conn, pm.MessageID()
 	default:
 		m.ack = pm.Ack // paho guards it with a sync.Once
