@@ -22,8 +22,9 @@ import (
 // bufferedConn is a connection read through a buffer and written through a coalescer.
 type bufferedConn struct {
 	net.Conn
-	r *bufio.Reader
-	w *coalescer
+	r     *bufio.Reader
+	w     *coalescer
+	watch *holdWatch // nil where the platform cannot tell a closed peer (holdwatch.go)
 
 	lost    atomic.Pointer[error] // why the connection was given up; see fail
 	closing atomic.Bool           // paho closes it: what fails from now on is expected
@@ -59,20 +60,27 @@ func (c *bufferedConn) Write(p []byte) (int, error) { return c.w.Write(p) }
 
 func (c *bufferedConn) Close() error {
 	c.closing.Store(true)
+	if c.watch != nil {
+		c.watch.stop()
+	}
 	return c.w.Close()
 }
 
-// fail gives the connection up: a write to it failed (the coalescer's flusher).
-// Closing the connection alone does not make paho notice: its reader takes a read
-// that fails on a closed connection for paho's own disconnect and reports nothing,
-// so paho learnt of the loss only from a write of its own, a keepalive ping 30-40 s
-// later if edged published nothing. Reads fail with err from now on instead,
-// buffered messages included (the broker redelivers them: they are not
-// acknowledged), and the socket is closed, which wakes a reader inside read(2).
-// Nothing fails after paho closed the connection: its own close is not a loss.
+// fail gives the connection up: a write to it failed (the coalescer's flusher), or
+// the broker closed it while intake held back its reads (the hold watch). Closing
+// the connection alone does not make paho notice: its reader takes a read that fails
+// on a closed connection for paho's own disconnect and reports nothing, so paho
+// learnt of the loss only from a write of its own, a keepalive ping 30-40 s later if
+// edged published nothing. Reads fail with err from now on instead, buffered
+// messages included (the broker redelivers them: they are not acknowledged), and the
+// socket is closed, which wakes a reader inside read(2). Nothing fails after paho
+// closed the connection: its own close is not a loss.
 func (c *bufferedConn) fail(err error) {
 	if c.closing.Load() || !c.lost.CompareAndSwap(nil, &err) {
 		return
+	}
+	if c.watch != nil {
+		c.watch.stop()
 	}
 	_ = c.Conn.Close()
 }
@@ -111,14 +119,20 @@ func (c *Client) openTCP(uri *url.URL, o paho.ClientOptions) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	bc := newBufferedConn(conn)
+	bc := newBufferedConn(conn, holdWatchEvery)
 	c.conn.Store(bc)
 	return bc, nil
 }
 
-// newBufferedConn wraps conn.
-func newBufferedConn(conn net.Conn) *bufferedConn {
-	bc := &bufferedConn{Conn: conn, r: bufio.NewReaderSize(newPacedReader(conn), readBuffer)}
+// newBufferedConn wraps conn, watching it every watchEvery while reads are held back.
+func newBufferedConn(conn net.Conn, watchEvery time.Duration) *bufferedConn {
+	bc := &bufferedConn{Conn: conn}
 	bc.w = newCoalescer(conn, func(err error) { bc.fail(fmt.Errorf("writing to the broker: %w", err)) })
+	pr := newPacedReader(conn)
+	if closed := peerClosedCheck(conn); closed != nil {
+		bc.watch = newHoldWatch(watchEvery, closed, bc.fail)
+		pr.watch = bc.watch
+	}
+	bc.r = bufio.NewReaderSize(pr, readBuffer)
 	return bc
 }

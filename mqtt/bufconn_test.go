@@ -50,7 +50,7 @@ const pahoIgnores = "use of closed network connection"
 // reader would take for its own disconnect.
 func TestAFailedWriteFailsEveryReadWithItsCause(t *testing.T) {
 	ours, peer := tcpPair(t)
-	bc := newBufferedConn(ours)
+	bc := newBufferedConn(ours, time.Hour)
 	defer bc.Close()
 	if _, err := peer.Write([]byte("two packets' worth")); err != nil {
 		t.Fatal(err)
