@@ -57,8 +57,10 @@ type Options struct {
 	// not call Publish or Close: while it runs, no other message is read.
 	Handler func(*Message)
 	// OnConnect is called after every (re)connection once the subscriptions
-	// are in place; OnConnectionLost when a connection drops. Both run on
-	// their own goroutine.
+	// are in place: on the reconnection of a persistent session at once (the
+	// broker kept them, and sends the session's backlog ahead of the SUBACK of
+	// the resubscription); OnConnectionLost when a connection drops. Both run
+	// on their own goroutine.
 	OnConnect        func()
 	OnConnectionLost func(error)
 	Logger           *slog.Logger  // nil = slog.Default()
@@ -85,6 +87,7 @@ type Client struct {
 	lastErr    atomic.Pointer[error]        // why the latest connection attempt failed
 	failing    atomic.Bool                  // a failure has been logged since the last success
 	dialed     atomic.Bool                  // the first connection is up; dial logs attempts before it
+	wasUp      atomic.Bool                  // a persistent session's connection was up before (onConnect)
 	conn       atomic.Pointer[bufferedConn] // the latest plain TCP connection opened
 }
 
@@ -234,6 +237,14 @@ func (c *Client) onConnect() {
 	c.lastErr.Store(nil)
 	c.failing.Store(false)
 	c.log.Info("mqtt connected")
+	// A persistent session keeps its subscriptions at the broker, which sends what it
+	// kept for the client ahead of the SUBACK of the resubscription: with a backlog,
+	// the SUBACK comes only once intake took it, and the client is connected all along.
+	// (A broker that lost the session has no backlog: its SUBACK comes at once.)
+	resumed := !c.o.CleanSession && c.wasUp.Swap(true)
+	if resumed && c.o.OnConnect != nil {
+		c.o.OnConnect()
+	}
 	if len(c.subscriptions()) > 0 {
 		for {
 			err := c.subscribe()
@@ -256,7 +267,7 @@ func (c *Client) onConnect() {
 			}
 		}
 	}
-	if c.o.OnConnect != nil {
+	if !resumed && c.o.OnConnect != nil {
 		c.o.OnConnect()
 	}
 }
