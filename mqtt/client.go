@@ -19,10 +19,10 @@ import (
 const (
 	defaultConnectTimeout = 10 * time.Second
 	// connectRetryInterval is the first pause between attempts to reach the
-	// broker at start; it doubles up to maxReconnectInterval, as paho's own
-	// reconnects do later.
-	connectRetryInterval = time.Second
-	maxReconnectInterval = 10 * time.Second
+	// broker at start; it doubles up to Options.MaxReconnectInterval, as paho's
+	// own reconnects do later.
+	connectRetryInterval        = time.Second
+	defaultMaxReconnectInterval = 10 * time.Second
 	// reconnectJitter bounds the random pause added before each reconnect attempt.
 	reconnectJitter = time.Second
 	// writeTimeout bounds how long Publish may block on a full outbound queue.
@@ -65,6 +65,9 @@ type Options struct {
 	OnConnectionLost func(error)
 	Logger           *slog.Logger  // nil = slog.Default()
 	ConnectTimeout   time.Duration // per attempt; 0 = 10 s
+	// MaxReconnectInterval caps the pause between attempts to reach the broker,
+	// which starts at 1 s and doubles, plus up to a second of jitter; 0 = 10 s.
+	MaxReconnectInterval time.Duration
 }
 
 // Client is a connection to one MQTT broker that reconnects by itself.
@@ -111,6 +114,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if c.timeout <= 0 {
 		c.timeout = defaultConnectTimeout
 	}
+	if c.o.MaxReconnectInterval <= 0 {
+		c.o.MaxReconnectInterval = defaultMaxReconnectInterval
+	}
 	switch {
 	case !o.CleanSession && o.ClientID == "":
 		return nil, fmt.Errorf("connecting to %s: a persistent session (clean session off) needs a fixed client id", c.url)
@@ -127,7 +133,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetOrderMatters(true).
 		SetAutoAckDisabled(o.ManualAck).
 		SetAutoReconnect(true).
-		SetMaxReconnectInterval(maxReconnectInterval).
+		SetMaxReconnectInterval(c.o.MaxReconnectInterval).
 		SetConnectTimeout(c.timeout).
 		SetWriteTimeout(writeTimeout).
 		SetResumeSubs(false).
@@ -135,7 +141,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetOnConnectHandler(func(paho.Client) { c.onConnect() }).
 		SetConnectionLostHandler(func(_ paho.Client, err error) { c.onConnectionLost(err) }).
 		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) { c.onNotification(n) }).
-		// paho backs off exponentially (1 s doubling to maxReconnectInterval) but every
+		// paho backs off exponentially (1 s doubling to MaxReconnectInterval) but every
 		// gateway of a fleet would retry in step after a broker restart; a random pause
 		// before each attempt spreads them out.
 		SetReconnectingHandler(func(paho.Client, *paho.ClientOptions) {
@@ -201,7 +207,7 @@ func (c *Client) dial(ctx context.Context) error {
 		case <-ctx.Done():
 			return c.connectErr(ctx.Err())
 		}
-		wait = min(2*wait, maxReconnectInterval)
+		wait = min(2*wait, c.o.MaxReconnectInterval)
 	}
 }
 
