@@ -137,6 +137,9 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 		ManualAck:     true,
 		Subscriptions: subs,
 		Logger:        d.log,
+		// The local broker is back within seconds of a restart (a package upgrade),
+		// and a refused attempt on the gateway costs nothing.
+		MaxReconnectInterval: localReconnectMax,
 		Handler: func(m *mqtt.Message) {
 			payload := m.Payload
 			if maxPayload > 0 && len(payload) > maxPayload {
@@ -153,6 +156,9 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 		OnConnectionLost: func(error) { d.metrics.BrokerUp.Set(0) },
 	})
 }
+
+// localReconnectMax caps the pause between attempts to reach the local broker.
+const localReconnectMax = time.Second
 
 // tickEvery is the granularity of processing time inside the topology: watermark
 // intervals and the commit interval are rounded up to it.

@@ -22,8 +22,9 @@ type pacedReader struct {
 	r     io.Reader
 	now   func() time.Time
 	sleep func(time.Duration)
-	short bool      // the last read did not fill its buffer
-	at    time.Time // when the last read returned
+	short bool       // the last read did not fill its buffer
+	at    time.Time  // when the last read returned
+	watch *holdWatch // told when a read starts and ends; may be nil
 }
 
 func newPacedReader(r io.Reader) *pacedReader {
@@ -36,7 +37,13 @@ func (p *pacedReader) Read(b []byte) (int, error) {
 			p.sleep(wait)
 		}
 	}
+	if p.watch != nil {
+		p.watch.entering()
+	}
 	n, err := p.r.Read(b)
+	if p.watch != nil {
+		p.watch.leaving()
+	}
 	p.short, p.at = n < len(b), p.now()
 	return n, err
 }

@@ -32,10 +32,16 @@ type coalescer struct {
 	err     error // the connection failed a write: every later write fails too
 }
 
-func newCoalescer(conn net.Conn) *coalescer {
+// newCoalescer writes to conn; onFail learns of a write that failed, after which
+// the coalescer writes nothing more.
+func newCoalescer(conn net.Conn, onFail func(error)) *coalescer {
 	c := &coalescer{conn: conn}
 	c.cond.L = &c.mu
-	go c.flush()
+	go func() {
+		if err := c.flush(); err != nil {
+			onFail(err)
+		}
+	}()
 	return c
 }
 
@@ -57,10 +63,11 @@ func (c *coalescer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// flush writes out what gathers until the connection is closed and drained or fails.
-// Each write has writeTimeout to complete (closeFlush once closing): paho's own write
-// deadlines bounded its writes, which now only fill the buffer.
-func (c *coalescer) flush() {
+// flush writes out what gathers until the connection is closed and drained (nil) or
+// a write fails (its error). Each write has writeTimeout to complete (closeFlush once
+// closing): paho's own write deadlines bounded its writes, which now only fill the
+// buffer.
+func (c *coalescer) flush() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
@@ -68,7 +75,7 @@ func (c *coalescer) flush() {
 			c.cond.Wait()
 		}
 		if len(c.pending) == 0 {
-			return // closed, every byte written
+			return nil // closed, every byte written
 		}
 		out := c.pending
 		c.pending, c.writing = c.spare[:0], true
@@ -85,9 +92,7 @@ func (c *coalescer) flush() {
 		c.cond.Broadcast()
 		if err != nil {
 			c.err, c.pending = err, nil
-			// paho learns of it from the read that fails next.
-			_ = c.conn.Close()
-			return
+			return err
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // Writes arrive whole and in order, and closing writes out what still waits first.
 func TestCoalescerWritesInOrderAndFlushesOnClose(t *testing.T) {
 	ours, peer := net.Pipe()
-	c := newCoalescer(ours)
+	c := newCoalescer(ours, func(err error) { t.Errorf("a write failed: %v", err) })
 	var want bytes.Buffer
 	got := make(chan []byte)
 	go func() {
@@ -36,31 +36,35 @@ func TestCoalescerWritesInOrderAndFlushesOnClose(t *testing.T) {
 	}
 }
 
-// A failed write fails every later one and closes the connection, so that paho's
-// reader sees it.
-func TestCoalescerFailedWriteClosesTheConnection(t *testing.T) {
+// A failed write fails every later one and is reported, once, so that the connection
+// is given up (bufferedConn.fail).
+func TestCoalescerReportsAFailedWriteAndFailsEveryLaterOne(t *testing.T) {
 	ours, peer := net.Pipe()
-	c := newCoalescer(ours)
+	failed := make(chan error, 2)
+	c := newCoalescer(ours, func(err error) { failed <- err })
 	peer.Close()
 	for {
 		if _, err := c.Write([]byte("x")); err != nil {
 			break // the flusher's write failed
 		}
 	}
-	if _, err := ours.Read(make([]byte, 1)); !errors.Is(err, io.ErrClosedPipe) {
-		t.Fatalf("reading the connection after a failed write: %v, want it closed", err)
+	if err := <-failed; !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("reported %v, want the write's error", err)
 	}
 	if _, err := c.Write([]byte("x")); err == nil {
 		t.Fatal("a write after a failed one succeeded")
 	}
 	c.Close()
+	if len(failed) > 0 {
+		t.Fatalf("reported again: %v", <-failed)
+	}
 }
 
 // Closing does not wait for a peer that reads nothing beyond closeFlush.
 func TestCoalescerCloseGivesUpOnAStuckPeer(t *testing.T) {
 	ours, peer := net.Pipe()
 	defer peer.Close()
-	c := newCoalescer(ours)
+	c := newCoalescer(ours, func(error) {}) // the write times out
 	if _, err := c.Write([]byte("never read")); err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,10 @@ import (
 const (
 	defaultConnectTimeout = 10 * time.Second
 	// connectRetryInterval is the first pause between attempts to reach the
-	// broker at start; it doubles up to maxReconnectInterval, as paho's own
-	// reconnects do later.
-	connectRetryInterval = time.Second
-	maxReconnectInterval = 10 * time.Second
+	// broker at start; it doubles up to Options.MaxReconnectInterval, as paho's
+	// own reconnects do later.
+	connectRetryInterval        = time.Second
+	defaultMaxReconnectInterval = 10 * time.Second
 	// reconnectJitter bounds the random pause added before each reconnect attempt.
 	reconnectJitter = time.Second
 	// writeTimeout bounds how long Publish may block on a full outbound queue.
@@ -57,12 +57,17 @@ type Options struct {
 	// not call Publish or Close: while it runs, no other message is read.
 	Handler func(*Message)
 	// OnConnect is called after every (re)connection once the subscriptions
-	// are in place; OnConnectionLost when a connection drops. Both run on
-	// their own goroutine.
+	// are in place: on the reconnection of a persistent session at once (the
+	// broker kept them, and sends the session's backlog ahead of the SUBACK of
+	// the resubscription); OnConnectionLost when a connection drops. Both run
+	// on their own goroutine.
 	OnConnect        func()
 	OnConnectionLost func(error)
 	Logger           *slog.Logger  // nil = slog.Default()
 	ConnectTimeout   time.Duration // per attempt; 0 = 10 s
+	// MaxReconnectInterval caps the pause between attempts to reach the broker,
+	// which starts at 1 s and doubles, plus up to a second of jitter; 0 = 10 s.
+	MaxReconnectInterval time.Duration
 }
 
 // Client is a connection to one MQTT broker that reconnects by itself.
@@ -85,6 +90,7 @@ type Client struct {
 	lastErr    atomic.Pointer[error]        // why the latest connection attempt failed
 	failing    atomic.Bool                  // a failure has been logged since the last success
 	dialed     atomic.Bool                  // the first connection is up; dial logs attempts before it
+	wasUp      atomic.Bool                  // a persistent session's connection was up before (onConnect)
 	conn       atomic.Pointer[bufferedConn] // the latest plain TCP connection opened
 }
 
@@ -108,6 +114,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if c.timeout <= 0 {
 		c.timeout = defaultConnectTimeout
 	}
+	if c.o.MaxReconnectInterval <= 0 {
+		c.o.MaxReconnectInterval = defaultMaxReconnectInterval
+	}
 	switch {
 	case !o.CleanSession && o.ClientID == "":
 		return nil, fmt.Errorf("connecting to %s: a persistent session (clean session off) needs a fixed client id", c.url)
@@ -124,7 +133,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetOrderMatters(true).
 		SetAutoAckDisabled(o.ManualAck).
 		SetAutoReconnect(true).
-		SetMaxReconnectInterval(maxReconnectInterval).
+		SetMaxReconnectInterval(c.o.MaxReconnectInterval).
 		SetConnectTimeout(c.timeout).
 		SetWriteTimeout(writeTimeout).
 		SetResumeSubs(false).
@@ -132,7 +141,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		SetOnConnectHandler(func(paho.Client) { c.onConnect() }).
 		SetConnectionLostHandler(func(_ paho.Client, err error) { c.onConnectionLost(err) }).
 		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) { c.onNotification(n) }).
-		// paho backs off exponentially (1 s doubling to maxReconnectInterval) but every
+		// paho backs off exponentially (1 s doubling to MaxReconnectInterval) but every
 		// gateway of a fleet would retry in step after a broker restart; a random pause
 		// before each attempt spreads them out.
 		SetReconnectingHandler(func(paho.Client, *paho.ClientOptions) {
@@ -198,7 +207,7 @@ func (c *Client) dial(ctx context.Context) error {
 		case <-ctx.Done():
 			return c.connectErr(ctx.Err())
 		}
-		wait = min(2*wait, maxReconnectInterval)
+		wait = min(2*wait, c.o.MaxReconnectInterval)
 	}
 }
 
@@ -217,6 +226,12 @@ func (c *Client) onMessage(_ paho.Client, pm paho.Message) {
 	case m.QoS == 1 && conn != nil:
 		// paho hands over every message of a connection before it opens the next,
 		// so conn is the one m came on.
+		if conn.givenUp() && !c.o.CleanSession {
+			// Lost with the connection, and so is its ack: the broker redelivers m.
+			// Handing it over would only hold up the reconnect, which waits for
+			// every message of the connection, behind a handler waiting for room.
+			return
+		}
 		m.conn, m.id = conn, pm.MessageID()
 	default:
 		m.ack = pm.Ack // paho guards it with a sync.Once
@@ -228,6 +243,14 @@ func (c *Client) onConnect() {
 	c.lastErr.Store(nil)
 	c.failing.Store(false)
 	c.log.Info("mqtt connected")
+	// A persistent session keeps its subscriptions at the broker, which sends what it
+	// kept for the client ahead of the SUBACK of the resubscription: with a backlog,
+	// the SUBACK comes only once intake took it, and the client is connected all along.
+	// (A broker that lost the session has no backlog: its SUBACK comes at once.)
+	resumed := !c.o.CleanSession && c.wasUp.Swap(true)
+	if resumed && c.o.OnConnect != nil {
+		c.o.OnConnect()
+	}
 	if len(c.subscriptions()) > 0 {
 		for {
 			err := c.subscribe()
@@ -250,7 +273,7 @@ func (c *Client) onConnect() {
 			}
 		}
 	}
-	if c.o.OnConnect != nil {
+	if !resumed && c.o.OnConnect != nil {
 		c.o.OnConnect()
 	}
 }

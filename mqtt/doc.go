@@ -7,6 +7,6 @@
 //
 // Other packages see only edged's own types (Message, Reading, ...): no paho
 // or fastjson type leaves this package. It may import paho, fastjson, the
-// standard library and, for embedded.go only, nats-server; it must not import
-// any other edged package.
+// standard library, golang.org/x/sys/unix (the hold watch's poll(2)) and, for
+// embedded.go only, nats-server; it must not import any other edged package.
 package mqtt

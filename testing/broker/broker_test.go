@@ -137,3 +137,27 @@ func TestAKilledBrokerCanBeRestarted(t *testing.T) {
 	}
 	connect(t, mqtt.Options{URL: b.URL(), CleanSession: true})
 }
+
+// Save writes what the broker confirmed to its file, so a kill right after it loses
+// none of it: here the broker would not save on its own for an hour.
+func TestAKillAfterSaveLosesNothingTheBrokerConfirmed(t *testing.T) {
+	const n = 100
+	b := broker.Start(t, broker.WithConfig("autosave_interval 3600"))
+	in := make(inbox, n)
+	opts := mqtt.Options{URL: b.URL(), ClientID: "away", ManualAck: true, Handler: in.handler,
+		Subscriptions: []mqtt.Subscription{{Filter: "q/#", QoS: 1}}}
+	connect(t, opts).Close(time.Second)
+	pub := connect(t, mqtt.Options{URL: b.URL(), CleanSession: true})
+	for i := range n {
+		publish(t, pub, "q/a", fmt.Sprint(i))
+	}
+	b.Save()
+	b.Kill()
+	b.Restart()
+	connect(t, opts)
+	for i := range n {
+		if m := in.next(t); string(m.Payload) != fmt.Sprint(i) {
+			t.Fatalf("message %d is %q", i, m.Payload)
+		}
+	}
+}

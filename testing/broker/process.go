@@ -144,6 +144,18 @@ func (p *Process) signal(sig syscall.Signal) {
 	}
 }
 
+// notify sends sig to the running server and returns: a signal it acts on and
+// goes on running.
+func (p *Process) notify(sig syscall.Signal) error {
+	p.mu.Lock()
+	cmd := p.cmd
+	p.mu.Unlock()
+	if cmd == nil {
+		return fmt.Errorf("%s on port %d is not running", p.spec.Name, p.port)
+	}
+	return cmd.Process.Signal(sig)
+}
+
 // Port is the server's TCP port; it stays the same across restarts.
 func (p *Process) Port() int { return p.port }
 
