@@ -1,7 +1,7 @@
 # The two commands a new user needs: `make run` (the demo) and `make test`.
 GO ?= go
 
-.PHONY: run test bench lint build fuzz dist pgo
+.PHONY: run test bench lint build fuzz dist pgo third-party
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
 run: build
@@ -27,11 +27,16 @@ pgo:
 	$(GO) tool pprof -proto $$d/*.pprof > $$d/default.pgo && mv $$d/default.pgo cmd/edged/default.pgo; \
 	s=$$?; rm -rf $$d; exit $$s
 
-## lint: formatting and vet
+## lint: formatting and vet (third_party/ is upstream's code, formatted as upstream has it)
 lint:
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' ':!third_party' 2>/dev/null || find . -name '*.go' -not -path './third_party/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+
+## third-party: rebuild third_party/*/src, the forked dependencies, from the upstream
+## releases in the module cache and their patches (see third_party/README.md)
+third-party:
+	./third_party/rebuild.sh
 
 ## build: the edged binary in ./bin
 build:

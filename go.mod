@@ -135,10 +135,10 @@ require (
 
 tool github.com/goreleaser/nfpm/v2/cmd/nfpm
 
-replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go
+replace github.com/asynkron/protoactor-go => ./third_party/protoactor-go/src
 
-replace github.com/dgraph-io/badger/v4 => ./third_party/badger
+replace github.com/dgraph-io/badger/v4 => ./third_party/badger/src
 
-replace github.com/eclipse/paho.mqtt.golang => ./third_party/paho.mqtt.golang
+replace github.com/eclipse/paho.mqtt.golang => ./third_party/paho.mqtt.golang/src
 
-replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto
+replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto/src
