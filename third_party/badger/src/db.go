@@ -15,7 +15,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -93,8 +92,6 @@ type DB struct {
 
 	mt  *memTable   // Our latest (actively written) in-memory table
 	imm []*memTable // Add here only AFTER pushing to flushChan.
-
-	lsmScratch []lsmEntry // writeToLSM's, on the one writer goroutine
 
 	// flushCond signals the (serial) write path that the flush goroutine has made
 	// progress, i.e. it has removed a memtable from imm and there may now be room
@@ -825,13 +822,6 @@ func (db *DB) get(key []byte) (y.ValueStruct, error) {
 	return db.lc.get(key, maxVs, 0)
 }
 
-// lsmEntry is an entry of a write batch on its way into the memtable's skiplist.
-type lsmEntry struct {
-	key []byte
-	vs  y.ValueStruct
-	seq int32 // its place in the batch
-}
-
 var requestPool = sync.Pool{
 	New: func() interface{} {
 		return new(request)
@@ -846,55 +836,35 @@ func (db *DB) writeToLSM(b *request) error {
 		return fmt.Errorf("Ptrs and Entries don't match: %+v", b)
 	}
 
-	// The write-ahead log takes the entries in the batch's order (a transaction's
-	// finish marker comes after its entries); the skiplist takes them sorted, so
-	// each insert starts where the previous one went in (skl.Inserter).
-	sorted := db.lsmScratch[:0]
 	for i, entry := range b.Entries {
-		var vs y.ValueStruct
+		var err error
 		if entry.skipVlogAndSetThreshold(db.valueThreshold()) {
 			// Will include deletion / tombstone case.
-			vs = y.ValueStruct{
-				Value: entry.Value,
-				// Ensure value pointer flag is removed. Otherwise, the value will fail
-				// to be retrieved during iterator prefetch. `bitValuePointer` is only
-				// known to be set in write to LSM when the entry is loaded from a backup
-				// with lower ValueThreshold and its value was stored in the value log.
-				Meta:      entry.meta &^ bitValuePointer,
-				UserMeta:  entry.UserMeta,
-				ExpiresAt: entry.ExpiresAt,
-			}
+			err = db.mt.Put(entry.Key,
+				y.ValueStruct{
+					Value: entry.Value,
+					// Ensure value pointer flag is removed. Otherwise, the value will fail
+					// to be retrieved during iterator prefetch. `bitValuePointer` is only
+					// known to be set in write to LSM when the entry is loaded from a backup
+					// with lower ValueThreshold and its value was stored in the value log.
+					Meta:      entry.meta &^ bitValuePointer,
+					UserMeta:  entry.UserMeta,
+					ExpiresAt: entry.ExpiresAt,
+				})
 		} else {
 			// Write pointer to Memtable.
-			vs = y.ValueStruct{
-				Value:     b.Ptrs[i].Encode(),
-				Meta:      entry.meta | bitValuePointer,
-				UserMeta:  entry.UserMeta,
-				ExpiresAt: entry.ExpiresAt,
-			}
+			err = db.mt.Put(entry.Key,
+				y.ValueStruct{
+					Value:     b.Ptrs[i].Encode(),
+					Meta:      entry.meta | bitValuePointer,
+					UserMeta:  entry.UserMeta,
+					ExpiresAt: entry.ExpiresAt,
+				})
 		}
-		insert, err := db.mt.log(entry.Key, vs)
 		if err != nil {
 			return y.Wrapf(err, "while writing to memTable")
 		}
-		if insert {
-			sorted = append(sorted, lsmEntry{entry.Key, vs, int32(len(sorted))})
-		}
 	}
-	// Ties (a key twice in one batch) keep the log's order, so the last value wins
-	// as it would have; the index breaks them, a stable sort being much slower.
-	slices.SortFunc(sorted, func(a, b lsmEntry) int {
-		if c := y.CompareKeys(a.key, b.key); c != 0 {
-			return c
-		}
-		return int(a.seq) - int(b.seq)
-	})
-	var ins skl.Inserter
-	for _, e := range sorted {
-		db.mt.insert(&ins, e.key, e.vs)
-	}
-	clear(sorted) // the batch's keys and values go back with its request
-	db.lsmScratch = sorted[:0]
 	if db.opt.SyncWrites {
 		return db.mt.SyncWAL()
 	}
@@ -1131,7 +1101,7 @@ func arenaSize(opt Options) int64 {
 }
 
 // buildL0Table builds a new table from the memtable.
-// edged: a table bound for a file (fname not empty) is streamed to it as it is built.
+// A table bound for a file (fname not empty) is streamed to it as it is built.
 func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options, fname string) *table.Builder {
 	defer iter.Close()
 

@@ -875,8 +875,8 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 		// Set TableSize to the target file size for that level.
 		bopts.TableSize = uint64(cd.t.fileSz[cd.nextLevel.level])
 		builder := table.NewTableBuilder(bopts)
-		// edged: the file id is taken before the keys go in, so the table streams to
-		// its file; an id left unused by an empty builder is harmless.
+		// The file id is taken before the keys go in, so the table streams to its
+		// file; an id left unused by an empty builder is harmless.
 		fileID := s.reserveFileID()
 		fname := table.NewFilename(fileID, s.kv.opt.Dir)
 		if !s.kv.opt.InMemory {

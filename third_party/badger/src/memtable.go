@@ -69,9 +69,9 @@ func (db *DB) openMemTables(opt Options) error {
 		return fids[i] < fids[j]
 	})
 	for _, fid := range fids {
-		// edged: an empty log is one whose deletion (truncate, then remove, after
-		// its memtable was flushed) or creation (create, then size) a crash
-		// interrupted. It holds nothing, and opening it failed with z.NewFile.
+		// An empty log is one whose deletion (truncate, then remove, once its
+		// memtable is flushed) or creation (create, then size) a crash interrupted.
+		// It holds nothing, and opening it failed with z.NewFile.
 		path := db.mtFilePath(fid)
 		if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
 			if !db.opt.ReadOnly {
@@ -180,9 +180,7 @@ func (mt *memTable) isFull() bool {
 	return int64(mt.wal.writeAt) >= mt.opt.MemTableSize
 }
 
-// log writes an entry to the memtable's write-ahead log, in the order of its batch,
-// and reports whether it goes into the skiplist too (see insert).
-func (mt *memTable) log(key []byte, value y.ValueStruct) (bool, error) {
+func (mt *memTable) Put(key []byte, value y.ValueStruct) error {
 	entry := &Entry{
 		Key:       key,
 		Value:     value.Value,
@@ -196,16 +194,22 @@ func (mt *memTable) log(key []byte, value y.ValueStruct) (bool, error) {
 		// If WAL exceeds opt.ValueLogFileSize, we'll force flush the memTable. See logic in
 		// ensureRoomForWrite.
 		if err := mt.wal.writeEntry(mt.buf, entry, mt.opt); err != nil {
-			return false, y.Wrapf(err, "cannot write entry to WAL file")
+			return y.Wrapf(err, "cannot write entry to WAL file")
 		}
 	}
 	mt.releaseWritten()
 	// We insert the finish marker in the WAL but not in the memtable.
 	if entry.meta&bitFinTxn > 0 {
-		return false, nil
+		return nil
+	}
+
+	// Write to skiplist and update maxVersion encountered.
+	mt.sl.Put(key, value)
+	if ts := y.ParseTs(entry.Key); ts > mt.maxVersion {
+		mt.maxVersion = ts
 	}
 	y.NumBytesWrittenToL0Add(mt.opt.MetricsEnabled, entry.estimateSizeAndSetThreshold(mt.opt.ValueThreshold))
-	return true, nil
+	return nil
 }
 
 // walReleaseEvery is how much more of the write-ahead log is written before the
@@ -213,13 +217,12 @@ func (mt *memTable) log(key []byte, value y.ValueStruct) (bool, error) {
 const walReleaseEvery = 1 << 20
 
 // releaseWritten drops the whole pages of the write-ahead log written so far from
-// the process's memory map, a megabyte at a time. The log is written through a
-// shared mapping but read only when a store opens after a crash, so the pages it
-// wrote stayed resident until the memtable's flush: up to two memtables' worth,
-// 8 MB of edged's RSS at its default memtable size. Released, they are page cache
-// like a file written with write(2): still dirty until written back (msync, as
-// durability power does, still syncs them), and the kernel may reclaim them once
-// clean. The page being written stays mapped.
+// the process's memory, a megabyte at a time. The log is written through a shared
+// mapping but read only when a store opens after a crash, so the pages it wrote
+// stayed resident until the memtable was flushed: up to two memtables' worth.
+// Released, they are page cache like a file written with write(2): dirty until
+// written back (msync, as SyncWrites does, still syncs them), and the kernel may
+// reclaim them once clean. The page being written stays mapped.
 func (mt *memTable) releaseWritten() {
 	if mt.wal == nil {
 		return
@@ -230,15 +233,6 @@ func (mt *memTable) releaseWritten() {
 	}
 	z.ReleasePages(mt.wal.Data[mt.released:end])
 	mt.released = end
-}
-
-// insert puts a logged entry into the skiplist: a batch's entries go in key order
-// through one Inserter (see DB.writeToLSM).
-func (mt *memTable) insert(ins *skl.Inserter, key []byte, value y.ValueStruct) {
-	mt.sl.PutWith(ins, key, value)
-	if ts := y.ParseTs(key); ts > mt.maxVersion {
-		mt.maxVersion = ts
-	}
 }
 
 func (mt *memTable) UpdateSkipList() error {

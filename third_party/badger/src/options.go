@@ -117,8 +117,8 @@ type Options struct {
 
 	maxValueThreshold float64
 
-	// edged: MaxBatchSize is the largest transaction, in bytes; 0 = 15 % of
-	// MemTableSize, as upstream. See WithMaxBatchSize.
+	// MaxBatchSize is the largest transaction, in bytes; 0 = 15 % of MemTableSize.
+	// See WithMaxBatchSize.
 	MaxBatchSize int64
 }
 
@@ -536,11 +536,11 @@ func (opt Options) WithMemTableSize(val int64) Options {
 
 // WithMaxBatchSize returns a new Options value with MaxBatchSize set to the given value.
 //
-// edged: upstream ties the largest transaction to the memtable (15 % of it), so a
+// By default the largest transaction is tied to the memtable (15 % of it), so a
 // smaller memtable also shrinks what one transaction may hold. This sets it on its
 // own: each memtable's arena still has room for one more transaction of this size
 // past MemTableSize, and the write-ahead log, mapped at twice MemTableSize, for its
-// entries, as long as it is at most MemTableSize. 0 keeps upstream's 15 %.
+// entries, as long as it is at most MemTableSize. 0 keeps the 15 %.
 func (opt Options) WithMaxBatchSize(val int64) Options {
 	opt.MaxBatchSize = val
 	return opt

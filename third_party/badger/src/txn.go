@@ -389,8 +389,7 @@ func (txn *Txn) modify(e *Entry) error {
 	// If a duplicate entry was inserted in managed mode, move it to the duplicate writes slice.
 	// Add the entry to duplicateWrites only if both the entries have different versions. For
 	// same versions, we will overwrite the existing entry.
-	// edged patch: the map key aliases e.Key instead of copying it (an allocation per
-	// write). The transaction keeps e, and with it e.Key, until it ends, and callers
+	// The map key aliases e.Key instead of copying it (an allocation per write). The transaction keeps e, and with it e.Key, until it ends, and callers
 	// may not modify the key before then (see Set); commitAndSend replaces e.Key with a
 	// new slice but leaves the bytes the map key refers to alone.
 	key := unsafe.String(unsafe.SliceData(e.Key), len(e.Key))
@@ -557,8 +556,8 @@ func (txn *Txn) commitAndSend() (func() error, error) {
 
 	entries := make([]*Entry, 0, len(txn.pendingWrites)+len(txn.duplicateWrites)+1)
 
-	// edged patch: the versioned keys are cut from one buffer instead of being
-	// allocated one by one. Nothing writes into a key once it is made, and each key's
+	// The versioned keys are cut from one buffer instead of being allocated one by
+	// one. Nothing writes into a key once it is made, and each key's
 	// capacity ends where it does.
 	size := 0
 	for _, e := range txn.pendingWrites {

@@ -1244,7 +1244,7 @@ func (c *client) UpdateLastSent() {
 	}
 }
 
-// clockStart anchors monoNow. A time.Time stored in an atomic.Value was a heap
+// clockStart anchors monoNow. A time.Time stored in an atomic.Value is a heap
 // allocation for every packet received and sent; the time since clockStart is an
 // int64, and monotonic like time.Since, so a wall-clock step (a gateway's first NTP
 // sync) neither triggers nor delays a ping.

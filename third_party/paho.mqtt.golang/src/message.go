@@ -46,8 +46,8 @@ type message struct {
 	messageID uint16
 	payload   []byte
 	once      sync.Once
-	// edged: what Ack needs, not a closure built for every message that is
-	// received (most are acknowledged another way, or not at all).
+	// What Ack needs, rather than a closure built for every message received: a
+	// client that acknowledges manually may never call it.
 	sendAck func(*PacketAndToken)
 	persist Store
 	packet  *packets.PublishPacket

@@ -110,8 +110,8 @@ type inbound struct {
 }
 
 // intakeBuffer is the capacity of each channel a received PUBLISH crosses on its way
-// to the router (edged: these were unbuffered, so each message woke the next of five
-// goroutines in turn; with room, each goroutine takes what queued while it ran).
+// to the router: unbuffered, each message woke the next of five goroutines in turn;
+// with room, each goroutine takes what queued while it ran.
 const intakeBuffer = 64
 
 // startIncoming initiates a goroutine that reads incoming messages off the wire and sends them to the channel (returned).

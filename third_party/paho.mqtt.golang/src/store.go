@@ -73,8 +73,8 @@ func outboundKeyFromMID(id uint16) string {
 	return midKey(outboundPrefix, id)
 }
 
-// midKey is fmt.Sprintf("%s%d", prefix, id) in one allocation (edged: one of these
-// is built for every QoS 1 message received and every one published).
+// midKey is fmt.Sprintf("%s%d", prefix, id) in one allocation: one of these is
+// built for every QoS 1 message received and every one published.
 func midKey(prefix string, id uint16) string {
 	var b [8]byte
 	return string(strconv.AppendUint(append(b[:0], prefix...), uint64(id), 10))

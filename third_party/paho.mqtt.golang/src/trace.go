@@ -40,8 +40,8 @@ var (
 	ERROR    Logger = NOOPLogger{}
 	CRITICAL Logger = NOOPLogger{}
 	WARN     Logger = NOOPLogger{}
-	// edged: DEBUG is a NOOPLogger, not a Logger: through the interface, every
-	// DEBUG.Println on the message path (about ten per message) built its arguments
-	// on the heap for a call that does nothing. edged never sets it.
+	// DEBUG is a NOOPLogger, not a Logger: through the interface, every DEBUG.Println
+	// on the message path (about ten per message) builds its arguments on the heap for
+	// a call that does nothing. It cannot be set.
 	DEBUG NOOPLogger
 )

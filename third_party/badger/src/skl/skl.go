@@ -288,20 +288,12 @@ func (s *Skiplist) Put(key []byte, v y.ValueStruct) {
 		}
 	}
 
-	s.link(key, v, &prev, &next)
-}
-
-// link inserts a new node for key between prev[i] and next[i] on each of its levels,
-// searching again where a CAS finds a splice changed, and returns it with its height.
-// If another writer inserted key meanwhile, link overwrites its value instead and
-// returns a nil node.
-func (s *Skiplist) link(key []byte, v y.ValueStruct, prev, next *[maxHeight + 1]*node) (*node, int) {
 	// We do need to create a new node.
 	height := s.randomHeight()
 	x := newNode(s.arena, key, v, height)
 
 	// Try to increase s.height via CAS.
-	listHeight := s.getHeight()
+	listHeight = s.getHeight()
 	for height > int(listHeight) {
 		if s.height.CompareAndSwap(listHeight, int32(height)) {
 			// Successfully increased skiplist.height.
@@ -336,11 +328,10 @@ func (s *Skiplist) link(key []byte, v y.ValueStruct, prev, next *[maxHeight + 1]
 			if prev[i] == next[i] {
 				y.AssertTruef(i == 0, "Equality can happen only on base level: %d", i)
 				prev[i].setValue(s.arena, v)
-				return nil, 0
+				return
 			}
 		}
 	}
-	return x, height
 }
 
 // Empty returns if the Skiplist is empty.

@@ -531,9 +531,9 @@ func (b *Builder) compressData(data []byte) ([]byte, error) {
 }
 
 func (b *Builder) buildIndex(bloom []byte) ([]byte, uint32) {
-	// edged: sized for what the index holds (each block's base key with its offset
-	// and length, and the bloom filter), not 3 MB for every table; the builder grows
-	// if this falls short.
+	// Sized for what the index holds (each block's base key with its offset and
+	// length, and the bloom filter) rather than 3 MB for every table; the builder
+	// grows if this falls short.
 	sz := len(bloom) + 256
 	for _, bl := range b.blockList {
 		sz += len(bl.baseKey) + 48

@@ -9,7 +9,7 @@ import (
 	"github.com/dgraph-io/ristretto/v2/z"
 )
 
-// edged: a builder can write its table to the file block by block. Badger's builder
+// A builder can write its table to the file block by block. Badger's builder
 // holds every block of a table in its allocator until CreateTable copies them into a
 // mapping of the new file: at each flush that is the memtable's size in anonymous
 // memory plus as much again in file pages, at the moment the process's memory peaks

@@ -183,7 +183,7 @@ const releaseEvery = 1 << 20
 // releaseRead releases the pages a forward compaction's iterator (NOCACHE) has read
 // past from the process's memory, a megabyte at a time: a compaction reads each of
 // its input tables once, and those pages otherwise stayed resident until the tables
-// were deleted, megabytes at the peak of edged's RSS. A later read maps them again.
+// were deleted. A later read maps them again.
 // Only a table in a file is released: an in-memory table's data is the Go heap's.
 func (itr *Iterator) releaseRead() {
 	if itr.opt&NOCACHE == 0 || itr.opt&REVERSED != 0 || itr.t.Fd == nil || itr.bpos >= itr.t.offsetsLength() {

@@ -309,8 +309,7 @@ func OpenTable(mf *z.MmapFile, opts Options) (*Table, error) {
 	}
 	// A table is read whole when it is built (through the mapping) or checked, then
 	// mostly by compactions and the odd lookup: its pages need not stay in the
-	// process's memory. In edged the tables a flush or compaction had just built were
-	// most of the resident file pages beside the executable.
+	// process's memory.
 	z.ReleasePages(mf.Data)
 	return t, nil
 }

@@ -117,8 +117,8 @@ func KeyWithTs(key []byte, ts uint64) []byte {
 	return out
 }
 
-// AppendKeyWithTs appends key with ts, as KeyWithTs makes it, to dst.
-// (edged patch: lets a transaction put all its keys in one buffer.)
+// AppendKeyWithTs appends key with ts, as KeyWithTs makes it, to dst, so that a
+// transaction can put all its keys in one buffer.
 func AppendKeyWithTs(dst, key []byte, ts uint64) []byte {
 	dst = append(dst, key...)
 	return binary.BigEndian.AppendUint64(dst, math.MaxUint64-ts)

@@ -159,11 +159,11 @@ func ReadPacket(r io.Reader) (ControlPacket, error) {
 	return cp, err
 }
 
-// readPacketBytes is ReadPacket for a reader that hands over single bytes (edged's
-// buffered connection does). edged: each 1- and 2-byte slice that ReadPacket and the
-// decoders passed through io.Reader escaped, and a PUBLISH was copied twice; a
-// PUBLISH is now read with three allocations (the packet, its bytes, its topic)
-// instead of nine or ten, its payload a slice of the bytes read.
+// readPacketBytes is ReadPacket for a reader that hands over single bytes (a
+// bufio.Reader does): each 1- and 2-byte slice that ReadPacket and the decoders pass
+// through io.Reader escapes, and a PUBLISH is copied twice. Here a PUBLISH takes
+// three allocations (the packet, its bytes, its topic), its payload a slice of the
+// bytes read.
 func readPacketBytes(r io.Reader, br io.ByteReader) (ControlPacket, error) {
 	typeAndFlags, err := br.ReadByte()
 	if err != nil {
@@ -388,8 +388,8 @@ func encodeLength(length int) []byte {
 }
 
 func decodeLength(r io.Reader) (int, error) {
-	// edged: a reader that hands over single bytes is asked for them; any other is
-	// read through one byte-sized buffer.
+	// A reader that hands over single bytes is asked for them; any other is read
+	// through one byte-sized buffer.
 	br, ok := r.(io.ByteReader)
 	if !ok {
 		br = &oneByteReader{r: r}

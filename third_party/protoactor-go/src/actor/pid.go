@@ -6,7 +6,7 @@ import (
 )
 
 // ref caches the local actor a PID names, not a boxed Process: a send then reads the
-// PID, the actor process and its mailbox, where the box was one more dependent cache
+// PID, the actor process and its mailbox, where a box is one more dependent cache
 // miss per send and an allocation per actor. Other processes (futures, the dead letter
 // process, remote ones) are looked up at each send; a future takes one reply anyway.
 //

@@ -1,7 +1,7 @@
 package actor
 
 // PIDSet indexes its PIDs by Id alone: this copy has no remoting, so every PID names
-// an actor of the one local system, and a pipeline's set holds an entry per sensor.
+// an actor of the one local system, and a parent's set can hold thousands.
 type PIDSet struct {
 	pids   []*PID
 	lookup map[string]int32

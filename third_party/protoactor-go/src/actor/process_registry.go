@@ -24,8 +24,8 @@ func newSliceMap() *SliceMap {
 	sm := &SliceMap{}
 	// 32 buckets, not 1024: each bucket is a concurrent map of 32 locked shards, and
 	// 1,024 shards are plenty of locks for a few cores (lookups mostly go through the
-	// process a PID caches anyway), where 32,768 were 2.9 MB and 67k allocations for
-	// every actor system.
+	// process a PID caches anyway), where 32,768 cost megabytes for every actor
+	// system.
 	sm.LocalPIDs = make([]cmap.ConcurrentMap, 32)
 
 	for i := 0; i < len(sm.LocalPIDs); i++ {
@@ -38,7 +38,7 @@ func newSliceMap() *SliceMap {
 func (s *SliceMap) GetBucket(key string) cmap.ConcurrentMap {
 	hash := murmur32.Sum32([]byte(key))
 	// Reduce in uint32, then convert: where int is 32 bits (GOARCH=arm, 386),
-	// int(hash) is negative for every hash with the top bit set, and so was the index.
+	// int(hash) is negative for every hash with the top bit set, and so is the index.
 	index := int(hash % uint32(len(s.LocalPIDs)))
 
 	return s.LocalPIDs[index]
