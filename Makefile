@@ -1,7 +1,7 @@
 # The two commands a new user needs: `make run` (the demo) and `make test`.
 GO ?= go
 
-.PHONY: run test bench soak lint build fuzz dist pgo
+.PHONY: run test bench soak lint build fuzz dist pgo third-party
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
 run: build
@@ -32,18 +32,25 @@ pgo:
 	$(GO) tool pprof -proto $$d/*.pprof > $$d/default.pgo && mv $$d/default.pgo cmd/edged/default.pgo; \
 	s=$$?; rm -rf $$d; exit $$s
 
-## lint: formatting and vet
+## lint: formatting and vet (third_party/ is upstream's code, formatted as upstream has it)
 lint:
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' ':!third_party' 2>/dev/null || find . -name '*.go' -not -path './third_party/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+
+## third-party: rebuild third_party/*/src, the forked dependencies, from the upstream
+## releases in the module cache and their patches (see third_party/README.md)
+third-party:
+	./third_party/rebuild.sh
 
 ## build: the edged binary in ./bin
 build:
 	$(GO) build -o bin/edged ./cmd/edged
 
 ## dist: release binaries (linux amd64, arm64, armv7), .deb packages and SHA256SUMS in dist/
-# A release version comes from a v* tag; without one it is 0.0.0~git<commit>.
+# A release version comes from a v* tag; without one it is 0.0.0~git<commit>. nfpm is
+# pinned in tools/go.mod, a module of its own, so edged's go.mod lists only what edged
+# links and tests.
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//' | grep . || echo 0.0.0~git$$(git rev-parse --short HEAD))
 LDFLAGS := -s -w -X github.com/edged/edged/actors.Version=$(VERSION)
 dist:
@@ -51,9 +58,9 @@ dist:
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -buildvcs=true -ldflags '$(LDFLAGS)' -o dist/edged-linux-amd64 ./cmd/edged
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -buildvcs=true -ldflags '$(LDFLAGS)' -o dist/edged-linux-arm64 ./cmd/edged
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) build -trimpath -buildvcs=true -ldflags '$(LDFLAGS)' -o dist/edged-linux-armv7 ./cmd/edged
-	ARCH=amd64 DEBARCH=amd64 VERSION=$(VERSION) $(GO) tool nfpm package -f packaging/nfpm.yaml -p deb -t dist/
-	ARCH=arm64 DEBARCH=arm64 VERSION=$(VERSION) $(GO) tool nfpm package -f packaging/nfpm.yaml -p deb -t dist/
-	ARCH=armv7 DEBARCH=armhf VERSION=$(VERSION) $(GO) tool nfpm package -f packaging/nfpm.yaml -p deb -t dist/
+	ARCH=amd64 DEBARCH=amd64 VERSION=$(VERSION) $(GO) tool -modfile=tools/go.mod nfpm package -f packaging/nfpm.yaml -p deb -t dist/
+	ARCH=arm64 DEBARCH=arm64 VERSION=$(VERSION) $(GO) tool -modfile=tools/go.mod nfpm package -f packaging/nfpm.yaml -p deb -t dist/
+	ARCH=armv7 DEBARCH=armhf VERSION=$(VERSION) $(GO) tool -modfile=tools/go.mod nfpm package -f packaging/nfpm.yaml -p deb -t dist/
 	cd dist && sha256sum edged-linux-* *.deb > SHA256SUMS
 
 ## fuzz: a short fuzzing pass over every decoder (FUZZTIME each)
