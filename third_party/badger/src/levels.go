@@ -38,7 +38,20 @@ type levelsController struct {
 	kv     *DB
 
 	cstatus compactStatus
+
+	// edged: kick wakes the compactors when a table joins level 0, so that an idle
+	// compactor may wait longer between its checks (compactorIdleMax).
+	kick chan struct{}
 }
+
+// edged: a compactor checks every compactorBusy while it finds work and doubles its
+// wait up to compactorIdleMax while it finds none; a new level-0 table wakes it
+// (levelsController.kick). On a store that is written to now and then, two
+// compactors checking every 50 ms were most of its wake-ups at rest.
+const (
+	compactorBusy    = 50 * time.Millisecond
+	compactorIdleMax = 2 * time.Second
+)
 
 // revertToManifest checks that all necessary table files exist and removes all table files not
 // referenced by the manifest. idMap is a set of table file id's that were read from the directory
@@ -73,6 +86,7 @@ func newLevelsController(db *DB, mf *Manifest) (*levelsController, error) {
 	s := &levelsController{
 		kv:     db,
 		levels: make([]*levelHandler, db.opt.MaxLevels),
+		kick:   make(chan struct{}, max(db.opt.NumCompactors, 1)),
 	}
 	s.cstatus.tables = make(map[uint64]struct{})
 	s.cstatus.levels = make([]*levelCompactStatus, db.opt.MaxLevels)
@@ -542,23 +556,30 @@ func (s *levelsController) runCompactor(id int, lc *z.Closer) {
 
 	}
 	count := 0
-	ticker := time.NewTicker(50 * time.Millisecond)
-	defer ticker.Stop()
+	wait := compactorBusy
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	for {
 		select {
 		// Can add a done channel or other stuff.
-		case <-ticker.C:
-			count++
-			// Each ticker is 50ms so 50*200=10seconds.
-			if s.kv.opt.LmaxCompaction && id == 2 && count >= 200 {
-				tryLmaxToLmaxCompaction()
-				count = 0
-			} else {
-				runOnce()
-			}
+		case <-timer.C:
+		case <-s.kick:
+			timer.Stop()
+			wait = compactorBusy
 		case <-lc.HasBeenClosed():
 			return
 		}
+		count++
+		// Each ticker is 50ms so 50*200=10seconds.
+		if s.kv.opt.LmaxCompaction && id == 2 && count >= 200 {
+			tryLmaxToLmaxCompaction()
+			count = 0
+		} else if runOnce() {
+			wait = compactorBusy
+		} else {
+			wait = min(2*wait, compactorIdleMax)
+		}
+		timer.Reset(wait)
 	}
 }
 
@@ -1701,7 +1722,12 @@ func (s *levelsController) addLevel0Table(t *table.Table) error {
 	}
 	l0.addLevel0TableLocked(t)
 	l0.Unlock()
-
+	for range cap(s.kick) { // edged: each compactor may be waiting (compactorIdleMax)
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 
