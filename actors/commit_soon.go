@@ -95,6 +95,9 @@ func (p *pipeline) periodicFlush(ctx actor.Context, now int64) {
 		(p.committed < p.lastFull || p.committed < p.lastScoped || len(p.wanted.streams) > 0) {
 		return
 	}
-	p.flush(ctx, nil)
 	p.nextFlush = now + p.env.commitEvery
+	if !p.changes() && !p.uptimeDue() {
+		return // nothing to commit: no epoch, and the committer sleeps
+	}
+	p.flush(ctx, nil)
 }

@@ -30,6 +30,7 @@ type committer struct {
 	uptime    int64                    // the uptime of the epochs in units, if not 0
 	dones     []chan struct{}          // of epochs in units
 	failed    bool
+	pending   bool // deliveries wait for a commit, and the pipeline knows
 
 	settled   uint64         // the newest epoch committed or given up on
 	retry     *builtBatch    // a batch whose commit failed
@@ -122,9 +123,9 @@ func (c *committer) Receive(ctx actor.Context) {
 		}
 		c.maybeCommit(ctx)
 	case *Published:
-		c.dequeue(resultsQueue(c.device), m.Seqs)
+		c.dequeue(ctx, resultsQueue(c.device), m.Seqs)
 	case *Delivered:
-		c.dequeue(m.Queue, m.Seqs)
+		c.dequeue(ctx, m.Queue, m.Seqs)
 	}
 }
 
@@ -152,7 +153,12 @@ func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
 // commit, in units of at most maxUnitChanges. Deletes need no atomicity with each
 // other: a crash between two units only publishes the rest again, which revisions make
 // harmless.
-func (c *committer) dequeue(queue string, seqs []uint64) {
+func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
+	if !c.pending && len(seqs) > 0 {
+		// The pipeline flushes only when something changed: tell it these wait.
+		c.pending = true
+		ctx.Send(ctx.Parent(), &commitPending{})
+	}
 	for _, s := range seqs {
 		if c.delivered == nil || c.delivered.full(0, 0) {
 			c.delivered = &unit{}
@@ -227,6 +233,7 @@ func (c *committer) settle(n int) {
 // skips the units it already wrote, so nothing is enqueued twice, and units that
 // arrive meanwhile wait for the commit after it.
 func (c *committer) commit(ctx actor.Context) {
+	c.pending = false
 	if c.retry == nil && (len(c.units) > 0 || c.uptime != 0) {
 		b := c.spare
 		if b == nil {

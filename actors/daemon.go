@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -91,8 +92,8 @@ func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemo
 			return nil, err
 		}
 		late = func(e *env) *actor.PID {
-			e.intakeBlocked = d.upstream.IntakeBlocked
-			return d.upstream.Spawn(e.system.Root, e.props, e.store, e.log)
+			e.intakeBlocked, e.uplinkBusy = d.upstream.IntakeBlocked, d.upstream.Busy
+			return d.upstream.Spawn(e.system.Root, e.props, e.store, e.log, func() { e.ticks.need(math.MinInt64) })
 		}
 	}
 	d.topo, err = buildTopology(cfg, d.store, d.metrics, log, nil, pub, late)
@@ -166,16 +167,17 @@ const tickEvery = 10 * time.Millisecond
 
 func (d *Daemon) tickLoop() {
 	defer d.ticks.Done()
-	t := time.NewTicker(tickEvery)
-	defer t.Stop()
+	d.ticks.Add(1)
+	go func() {
+		defer d.ticks.Done()
+		d.topo.ticking(d.stopTicks)
+	}()
 	gcEvery := time.NewTicker(5 * time.Minute)
 	defer gcEvery.Stop()
 	for {
 		select {
 		case <-d.stopTicks:
 			return
-		case now := <-t.C:
-			d.topo.tick(now.UnixMilli())
 		case <-gcEvery.C:
 			d.store.RunGC()
 		}

@@ -247,3 +247,7 @@ type sourceStaying struct {
 	topic string
 	retry bool
 }
+
+// commitPending tells the pipeline that the committer holds deliveries to commit: the
+// pipeline flushes only when something changed, and these are a change.
+type commitPending struct{}

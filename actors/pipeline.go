@@ -39,19 +39,21 @@ type pipeline struct {
 	asleep       map[string]passivated
 	forget       timers[string] // asleep streams, by when they are forgotten
 	ahead        int            // replies sent ahead to the next epoch
-	sched        sourceSchedule // which sources to tick and flush (source_schedule.go)
-	keys         map[keyID]*keyRef
-	pending      pendingRestore // saved streams and keys not restored yet (restore.go)
-	fedBy        fedBy
-	touched      []*keyRef    // window actors sent records through the pipeline since the last flush
-	keyCount     []int        // keys per window definition, those still restoring included
-	refused      pendingUnits // readings of keys past the limit, on their way to the late output
-	refusedLog   burstLog
-	epoch        uint64
-	committed    uint64 // the newest epoch the committer tried to commit
-	lastFull     uint64 // the newest epoch that asked every actor with changes
-	lastScoped   uint64 // the newest epoch that asked only the sources of some streams
-	wanted       wantedCommit
+	// committerPending: the committer holds deliveries for the next commit.
+	committerPending bool
+	sched            *sourceSchedule // which sources to tick and flush (source_schedule.go); shared with the ticker
+	keys             map[keyID]*keyRef
+	pending          pendingRestore // saved streams and keys not restored yet (restore.go)
+	fedBy            fedBy
+	touched          []*keyRef    // window actors sent records through the pipeline since the last flush
+	keyCount         []int        // keys per window definition, those still restoring included
+	refused          pendingUnits // readings of keys past the limit, on their way to the late output
+	refusedLog       burstLog
+	epoch            uint64
+	committed        uint64 // the newest epoch the committer tried to commit
+	lastFull         uint64 // the newest epoch that asked every actor with changes
+	lastScoped       uint64 // the newest epoch that asked only the sources of some streams
+	wanted           wantedCommit
 
 	inflightGauge  prometheus.Gauge // set at every tick
 	nextFlush      int64
@@ -121,8 +123,9 @@ type keyID struct {
 	key string
 }
 
-func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex) *pipeline {
+func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex, sched *sourceSchedule) *pipeline {
 	return &pipeline{
+		sched:       sched,
 		env:         e,
 		plan:        p,
 		inflight:    inflight,
@@ -142,6 +145,11 @@ func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex) *pip
 }
 
 func (p *pipeline) Receive(ctx actor.Context) {
+	p.receive(ctx)
+	p.publishWake()
+}
+
+func (p *pipeline) receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		p.onStarted(ctx)
@@ -176,6 +184,8 @@ func (p *pipeline) Receive(ctx actor.Context) {
 		p.committed = max(p.committed, m.Epoch)
 		p.commitWanted(ctx)
 		p.periodicFlush(ctx, p.now)
+	case *commitPending:
+		p.committerPending = true
 	case *keyQuiet:
 		p.onKeyQuiet(m)
 	case *keyReady:
@@ -200,6 +210,7 @@ func (p *pipeline) Receive(ctx actor.Context) {
 func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
 	p.sources.reset() // a restarted pipeline's sources are new actors
+	p.sched.reset()
 	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
 	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
 	for i := range p.plan.streams {
@@ -360,6 +371,7 @@ func (p *pipeline) flush(ctx actor.Context, done chan struct{}) {
 // changes if scope is nil.
 func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done chan struct{}) {
 	p.epoch++
+	p.committerPending = false
 	f := &Flush{Epoch: p.epoch, Scope: scope}
 	n := 0
 	if scope == nil {

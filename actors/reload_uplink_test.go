@@ -88,7 +88,7 @@ func TestALateRecordConfirmedDuringAReloadLeavesTheOutbox(t *testing.T) {
 		props := func(p actor.Producer, opts ...actor.PropsOption) *actor.Props {
 			return e.props(p, append(opts, actor.WithReceiverMiddleware(hold.middleware))...)
 		}
-		up = link.Spawn(e.system.Root, props, e.store, e.log)
+		up = link.Spawn(e.system.Root, props, e.store, e.log, nil)
 		return up
 	}
 	d, _, logs, path := reloadDaemonWith(t, map[string]string{"a": reloadDeviceFile("a")}, persist.Options{Durability: persist.Memory},

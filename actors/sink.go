@@ -2,6 +2,7 @@ package actors
 
 import (
 	"errors"
+	"math"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -94,6 +95,7 @@ func (s *sink) Receive(ctx actor.Context) {
 			}
 			s.failed = append(s.failed, *m)
 			s.env.sinkRetrying.Store(true)
+			s.env.ticks.need(math.MinInt64) // retries go out on ticks
 			return
 		}
 		s.env.metrics.Published.Inc()

@@ -40,6 +40,39 @@ type sourceSchedule struct {
 	// advancing counts the sources, running or passivated, whose saved state
 	// extrapolates from the device's uptime (uptime.go).
 	advancing atomic.Int64
+
+	// wake is the earliest processing time (ms) the pipeline needs a tick, as it
+	// published after its last message; ticks asks the ticker for one (tick_plan.go).
+	wake  atomic.Int64
+	ticks *tickPlan
+}
+
+// newSourceSchedule returns the schedule of one device's sources; ticks is nil in
+// replay, which ticks on its own clock.
+func newSourceSchedule(ticks *tickPlan) *sourceSchedule {
+	s := &sourceSchedule{ticks: ticks}
+	s.wake.Store(math.MinInt64)
+	return s
+}
+
+// reset forgets every source: a restarted pipeline's sources are new actors.
+func (s *sourceSchedule) reset() {
+	s.dirty.take()
+	s.woken.take()
+	ticks := s.ticks
+	s.awake, s.asleep, s.flushable, s.nextRank = nil, nil, nil, 0
+	s.advancing.Store(0)
+	s.ticks = ticks
+	s.wake.Store(math.MinInt64)
+}
+
+// wakeAt is when the device needs its next tick: at once if a source changed or
+// woke since the pipeline last looked, else when the pipeline said.
+func (s *sourceSchedule) wakeAt() int64 {
+	if s.dirty.head.Load() != nil || s.woken.head.Load() != nil {
+		return math.MinInt64
+	}
+	return s.wake.Load()
 }
 
 // add schedules a new or activated source, awake. rank 0 gives it the next rank.
@@ -164,6 +197,7 @@ func (s *sourceSchedule) flushOne(h *sourceHandle) bool {
 func (h *sourceHandle) markDirty() {
 	if h.dirty.Load() == clean && h.dirty.CompareAndSwap(clean, dirtyPushed) {
 		h.schedule.dirty.push(h, &h.nextDirty)
+		h.schedule.ticks.need(math.MinInt64)
 	}
 }
 
@@ -212,6 +246,7 @@ const statusLimit = 1 << 61
 func (h *sourceHandle) woke() {
 	if !h.queued.Swap(true) {
 		h.schedule.woken.push(h, &h.nextWoken)
+		h.schedule.ticks.need(math.MinInt64)
 	}
 }
 

@@ -1,6 +1,9 @@
 package actors
 
-import "container/heap"
+import (
+	"container/heap"
+	"math"
+)
 
 // timers holds values until their time comes, in a heap by due time: a pipeline
 // reaches what is due without visiting what is not. Values due at the same time come
@@ -29,6 +32,14 @@ func (t *timers[T]) pop(now int64) (v T, due int64, ok bool) {
 	}
 	e := heap.Pop(&t.q).(timer[T])
 	return e.v, e.due, true
+}
+
+// next returns when the next value is due; MaxInt64 if none is held.
+func (t *timers[T]) next() int64 {
+	if len(t.q) == 0 {
+		return math.MaxInt64
+	}
+	return t.q[0].due
 }
 
 // timerQueue is the heap.Interface of timers.

@@ -59,6 +59,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		maxKeys:         cfg.Limits.MaxKeysPerWindow,
 		streamRetention: cfg.Limits.StreamRetention.Milliseconds(),
 		restoreInChunks: live,
+		ticks:           tickPlanIf(live),
 	}
 	t := &topology{system: system, env: e, unmatched: burstLog{every: 10_000}, longTopic: burstLog{every: 10_000}}
 	e.sink = system.Root.Spawn(e.props(func() actor.Actor { return newSink(e, pub) }))
@@ -87,16 +88,16 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 // before it takes a message.
 func (t *topology) spawnDevice(p *plan, limits configs.Limits) (*actor.PID, routedDevice, error) {
 	e := t.env
-	inflight, sources := newInflight(), newSourceIndex()
+	inflight, sources, sched := newInflight(), newSourceIndex(), newSourceSchedule(e.ticks)
 	dev := p.device.ID
-	produce, restored := t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, sources) })
+	produce, restored := t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, sources, sched) })
 	props := e.props(produce, actor.WithSupervisor(newSupervisor(e.log, dev)))
 	pid, err := t.system.Root.SpawnNamed(props, "device:"+dev)
 	if err != nil {
 		return nil, routedDevice{}, fmt.Errorf("starting device %s: %w", dev, err)
 	}
 	return pid, routedDevice{
-		plan: p, pid: pid, inflight: inflight, sources: sources, restored: restored,
+		plan: p, pid: pid, inflight: inflight, sources: sources, sched: sched, restored: restored,
 		maxInflight: int64(limits.MaxInflight), overload: e.metrics.Overload.WithLabelValues(dev).Inc,
 	}, nil
 }

@@ -220,6 +220,11 @@ func (p *pendingUnits) unit() *unit {
 	return p.main
 }
 
+// empty reports whether the actor holds no change for its next flush.
+func (p *pendingUnits) empty() bool {
+	return (p.main == nil || p.main.empty()) && (p.extra == nil || len(p.extra.closed) == 0 && len(p.extra.spill) == 0)
+}
+
 // mainFull is main.full, for a main unit that may not be started yet.
 func (p *pendingUnits) mainFull(extra, extraBytes int) bool {
 	if p.main == nil {

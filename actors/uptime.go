@@ -86,6 +86,11 @@ func (u *uptime) due(now int64, advancing, last bool) (int64, bool) {
 	return ms, ok
 }
 
+// uptimeDue reports whether the next full flush saves the device's uptime (due).
+func (p *pipeline) uptimeDue() bool {
+	return p.advancing && p.sourceTicked.Load()-p.uptime.savedAt >= uptimeEvery
+}
+
 // saved returns st as it is saved: its base taken on the uptime clock, or none if
 // that has not started (it then restores the watermark it saved, and kept is false).
 func (u *uptime) saved(st watermark.GeneratorState) (_ watermark.GeneratorState, kept bool) {

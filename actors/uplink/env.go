@@ -2,6 +2,7 @@ package uplink
 
 import (
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/edged/edged/persist"
 )
@@ -11,4 +12,9 @@ type env struct {
 	store   *persist.Store
 	log     *slog.Logger
 	metrics *Metrics
+	// busy is set while the actor holds records to send, which needs a tick every
+	// few milliseconds (batches, the rate); wake asks the runtime for ticks when it
+	// turns busy. Idle, it needs a tick a second, for its metrics.
+	busy *atomic.Bool
+	wake func()
 }

@@ -26,6 +26,7 @@ type Link struct {
 
 	transport upstreamTransport // nil in tests that only need the blocked flag
 	blocked   atomic.Bool       // outbox full under policy block: intake must stop
+	busy      atomic.Bool       // the actor holds records to send (env.busy)
 }
 
 // upstreamTransport is one way to reach the cloud: mqttUplink or natsUplink.
@@ -63,8 +64,8 @@ func Start(ctx context.Context, cfg configs.Upstream, log *slog.Logger, m *Metri
 // on the runtime's dispatcher, the actor reads and deletes outbox entries in store,
 // and log is the runtime's.
 func (l *Link) Spawn(root *actor.RootContext, props func(actor.Producer, ...actor.PropsOption) *actor.Props,
-	store *persist.Store, log *slog.Logger) *actor.PID {
-	e := &env{store: store, log: log, metrics: l.metrics}
+	store *persist.Store, log *slog.Logger, wake func()) *actor.PID {
+	e := &env{store: store, log: log, metrics: l.metrics, busy: &l.busy, wake: wake}
 	pid, err := root.SpawnNamed(props(func() actor.Actor { return newUpstream(e, l.cfg, l, &l.blocked) }), "upstream")
 	if err != nil {
 		l.log.Error("starting the upstream-sync actor", "err", err)
@@ -77,6 +78,11 @@ func (l *Link) Spawn(root *actor.RootContext, props func(actor.Producer, ...acto
 func (l *Link) Connected() bool {
 	return l.transport != nil && l.transport.Connected()
 }
+
+// Busy reports that the upstream-sync actor holds records to send: it wants a tick
+// every few milliseconds, and a tick a second otherwise. wake, given to Spawn, is
+// called when it turns busy.
+func (l *Link) Busy() bool { return l.busy.Load() }
 
 // IntakeBlocked reports that the outbox is full under policy block: the router must
 // stop taking QoS 0 messages and stop acknowledging QoS 1 ones until it clears.

@@ -105,6 +105,28 @@ func newUpstream(e *env, cfg configs.Upstream, conn upstreamConn, blocked *atomi
 }
 
 func (u *upstream) Receive(ctx actor.Context) {
+	u.receive(ctx)
+	u.noteBusy()
+}
+
+// noteBusy tells the runtime whether the actor holds records to send (env.busy).
+func (u *upstream) noteBusy() {
+	if u.env.busy == nil {
+		return
+	}
+	busy := false
+	for _, q := range u.order {
+		if q.inflight != nil || len(q.buf) > 0 || q.dirty {
+			busy = true
+			break
+		}
+	}
+	if u.env.busy.Swap(busy) != busy && busy && u.env.wake != nil {
+		u.env.wake()
+	}
+}
+
+func (u *upstream) receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		u.onStarted()
