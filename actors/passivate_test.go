@@ -13,7 +13,7 @@ import (
 // of processing time, each tag reporting every 100 ms for lifeMS, on one topic with
 // the tag in the payload (perTopic false) or on a topic of its own.
 func churnFeed(cohorts, size int, cohortMS, lifeMS int64, perTopic bool) string {
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	type line struct {
 		at  int64
 		tag int
@@ -97,7 +97,7 @@ func TestChurningKeysNeverMeetTheKeyLimit(t *testing.T) {
 // sent nothing for that long loses its saved state, and its next reading, which the
 // old watermark would have judged late, starts a new stream.
 func TestAForgottenTopicStartsAsANewStream(t *testing.T) {
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	cfg := replayConfig(t, fmt.Sprintf(churnDevice, "tags/+", "{topic_segment: 1}"))
 	cfg.Limits.StreamRetention = 10_000_000_000 // 10 s
 	dir := t.TempDir()
@@ -140,7 +140,7 @@ func TestAForgottenTopicStartsAsANewStream(t *testing.T) {
 // TestARestartLeavesIdleTopicsAsleep checks that a restart brings back only the
 // topics that were active: an idle one stays passivated until it sends again.
 func TestARestartLeavesIdleTopicsAsleep(t *testing.T) {
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	cfg := replayConfig(t, fmt.Sprintf(churnDevice, "tags/+", "{topic_segment: 1}"))
 	dir := t.TempDir()
 	day := func(from, to int64, topics int) string {

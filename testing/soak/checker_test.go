@@ -40,7 +40,7 @@ windows:
 	if err != nil {
 		t.Fatal(err)
 	}
-	const t0 = soakStart
+	const t0 int64 = soakStart
 	for i, r := range []struct {
 		key string
 		ts  int64

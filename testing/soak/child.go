@@ -70,8 +70,8 @@ func (j *replayJob) run() (replayRun, error) {
 	// over into a child it forks and execs. Otherwise the last VmHWM read
 	// before the child exited is the best measure there is.
 	r.peakRSS = hwm
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss*1024 > own {
-		r.peakRSS = max(r.peakRSS, ru.Maxrss*1024)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && int64(ru.Maxrss)*1024 > own {
+		r.peakRSS = max(r.peakRSS, int64(ru.Maxrss)*1024)
 	}
 	if r.disk, err = diskUsage(j.data); err != nil {
 		return r, err
