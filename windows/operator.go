@@ -29,6 +29,7 @@ type OperatorConfig struct {
 // windows due, not to the number of keys. It is not safe for concurrent use.
 type Operator struct {
 	asg      Assigner
+	gap      int64 // session windows' gap; 0 for other assigners
 	lateness int64
 	discard  bool
 	early    bool
@@ -43,6 +44,9 @@ type Operator struct {
 type keyState struct {
 	key  string
 	wins []*windowState // ascending by start; starts are distinct
+	// tombs: lost session starts a late reading could still revive
+	// (tombs.go), ascending by start; no live window has a tomb's start.
+	tombs []tomb
 }
 
 type windowState struct {
@@ -64,13 +68,26 @@ type windowState struct {
 	// emits nothing for a purged window's empty state).
 	drained bool
 	timer   int64
+	// reach: sessions only, the lowest start late readings may move the
+	// window's start back to (tombs.go).
+	reach int64
+	// revived: the tomb of the lost session whose start this one took,
+	// until it emits under it, with a revision past that session's rows; a
+	// merge that moves the start first buries it again, since the lost
+	// session's row still stands.
+	revived *tomb
 	acc     accumulator
 }
 
 // NewOperator returns an operator whose watermark is watermark.Min.
 func NewOperator(cfg OperatorConfig) *Operator {
+	var gap int64
+	if s, ok := cfg.Assigner.(session); ok {
+		gap = s.gap
+	}
 	return &Operator{
 		asg:      cfg.Assigner,
+		gap:      gap,
 		lateness: max(cfg.AllowedLateness, 0),
 		discard:  cfg.Discarding,
 		early:    cfg.Early > 0,
@@ -155,6 +172,10 @@ func (o *Operator) schedule(key string, ws *windowState) {
 }
 
 func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
+	if ws.revived != nil {
+		ws.fires = max(ws.fires, ws.revived.next)
+		ws.revived = nil
+	}
 	out.Results = append(out.Results, Result{
 		Key:       key,
 		Window:    ws.w,
@@ -188,7 +209,11 @@ func (o *Operator) Advance(wm int64, out *Output) {
 		}
 		ws := ks.find(t.window)
 		if ws == nil || ws.w != t.window || ws.timer != t.time {
-			continue // stale: merged away, purged or rescheduled
+			if ws == nil && o.buryTimer(ks, &t) {
+				o.pruneTombs(ks, out)
+				o.forgetIfEmpty(ks)
+			}
+			continue // else stale: merged away, purged or rescheduled
 		}
 		if !ws.fired {
 			ws.fired = true
@@ -206,10 +231,23 @@ func (o *Operator) Advance(wm int64, out *Output) {
 	}
 }
 
+// purge drops a window at its cleanup time. A session leaves a tomb of its
+// start, and the tombs it covered may go with it.
 func (o *Operator) purge(ks *keyState, ws *windowState, out *Output) {
 	ks.remove(ws)
 	out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
-	if len(ks.wins) == 0 {
+	if o.asg.Merging() {
+		if ws.emitted {
+			o.bury(ks, ws.w, ws.fires, out)
+		}
+		o.pruneTombs(ks, out)
+	}
+	o.forgetIfEmpty(ks)
+}
+
+// forgetIfEmpty drops the state of a key that holds no window and no tomb.
+func (o *Operator) forgetIfEmpty(ks *keyState) {
+	if len(ks.wins) == 0 && len(ks.tombs) == 0 {
 		o.keys.remove(ks.key)
 	}
 }
