@@ -29,7 +29,6 @@ type OperatorConfig struct {
 // windows due, not to the number of keys. It is not safe for concurrent use.
 type Operator struct {
 	asg      Assigner
-	gap      int64 // session windows' gap; 0 for other assigners
 	lateness int64
 	discard  bool
 	early    bool
@@ -46,13 +45,20 @@ type keyState struct {
 	wins []*windowState // ascending by start; starts are distinct
 	// tombs: lost session starts a late reading could still revive
 	// (tombs.go), ascending by start; no live window has a tomb's start.
-	tombs []tomb
+	// Behind a pointer, nil for none, as most keys have none: a gateway
+	// holds a keyState per key, and a slice would take it to the next size
+	// class.
+	tombs *[]tomb
 }
 
+// windowState is one live window. A gateway holds one per key and window
+// definition, so its fields are packed into 112 bytes, a size class of the
+// allocator: an int32 revision counter beside the flags, and no timer field
+// (timerOf derives it).
 type windowState struct {
 	w Window
 	// fires counts the window's firings so far: the next result's revision.
-	fires int
+	fires int32
 	// fired: the watermark passed End-1 and the window fired for it; its
 	// timer is then the cleanup time, else End-1.
 	fired bool
@@ -67,7 +73,6 @@ type windowState struct {
 	// its on-time firing would be empty and is skipped (as in Flink, which
 	// emits nothing for a purged window's empty state).
 	drained bool
-	timer   int64
 	// reach: sessions only, the lowest start late readings may move the
 	// window's start back to (tombs.go).
 	reach int64
@@ -81,13 +86,8 @@ type windowState struct {
 
 // NewOperator returns an operator whose watermark is watermark.Min.
 func NewOperator(cfg OperatorConfig) *Operator {
-	var gap int64
-	if s, ok := cfg.Assigner.(session); ok {
-		gap = s.gap
-	}
 	return &Operator{
 		asg:      cfg.Assigner,
-		gap:      gap,
 		lateness: max(cfg.AllowedLateness, 0),
 		discard:  cfg.Discarding,
 		early:    cfg.Early > 0,
@@ -164,11 +164,16 @@ func (o *Operator) newWindow(ks *keyState, w Window, acc accumulator) *windowSta
 // schedule sets the window's timer from its fired flag and the watermark.
 func (o *Operator) schedule(key string, ws *windowState) {
 	ws.fired = ws.fired || ws.w.MaxTimestamp() <= o.wm
-	ws.timer = ws.w.MaxTimestamp()
+	o.timers.push(timer{time: o.timerOf(ws), key: key, window: ws.w})
+}
+
+// timerOf is the time of the window's one pending timer: its cleanup once it
+// fired, else its firing at End-1.
+func (o *Operator) timerOf(ws *windowState) int64 {
 	if ws.fired {
-		ws.timer = ws.w.cleanupTime(o.lateness)
+		return ws.w.cleanupTime(o.lateness)
 	}
-	o.timers.push(timer{time: ws.timer, key: key, window: ws.w})
+	return ws.w.MaxTimestamp()
 }
 
 func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
@@ -179,7 +184,7 @@ func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
 	out.Results = append(out.Results, Result{
 		Key:       key,
 		Window:    ws.w,
-		Revision:  ws.fires,
+		Revision:  int(ws.fires),
 		Kind:      kind,
 		Watermark: o.wm,
 		Values:    ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))),
@@ -208,7 +213,7 @@ func (o *Operator) Advance(wm int64, out *Output) {
 			continue
 		}
 		ws := ks.find(t.window)
-		if ws == nil || ws.w != t.window || ws.timer != t.time {
+		if ws == nil || ws.w != t.window || o.timerOf(ws) != t.time {
 			if ws == nil && o.buryTimer(ks, &t) {
 				o.pruneTombs(ks, out)
 				o.forgetIfEmpty(ks)
@@ -221,7 +226,6 @@ func (o *Operator) Advance(wm int64, out *Output) {
 				o.fire(ks.key, ws, OnTime, out)
 			}
 			if c := ws.w.cleanupTime(o.lateness); c > wm {
-				ws.timer = c
 				o.timers.push(timer{time: c, key: ks.key, window: ws.w})
 				out.markUpdated(ks.key, ws.w)
 				continue
@@ -247,7 +251,7 @@ func (o *Operator) purge(ks *keyState, ws *windowState, out *Output) {
 
 // forgetIfEmpty drops the state of a key that holds no window and no tomb.
 func (o *Operator) forgetIfEmpty(ks *keyState) {
-	if len(ks.wins) == 0 && len(ks.tombs) == 0 {
+	if len(ks.wins) == 0 && ks.tombs == nil {
 		o.keys.remove(ks.key)
 	}
 }

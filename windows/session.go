@@ -62,7 +62,7 @@ func (o *Operator) onSessionRecord(key string, r *Record, out *Output) Verdict {
 	for _, ws := range out.touched {
 		out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
 		if ws.emitted && ws.w.Start != cover.Start && !o.discard {
-			out.Results = append(out.Results, Result{Key: ks.key, Window: ws.w, Revision: ws.fires,
+			out.Results = append(out.Results, Result{Key: ks.key, Window: ws.w, Revision: int(ws.fires),
 				Kind: Retract, Watermark: o.wm, MergedInto: cover})
 		}
 		if ws != first {

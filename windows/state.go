@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -45,9 +46,9 @@ func (o *Operator) AppendState(dst []byte, key string, w Window) ([]byte, bool) 
 	}
 	ws := ks.find(w)
 	if ws == nil || ws.w != w {
-		if i, ok := ks.tomb(w.Start); ok && ks.tombs[i].w == w {
+		if i, ok := ks.tomb(w.Start); ok && ks.lost()[i].w == w {
 			dst = append(dst, stateVersion)
-			dst = binary.AppendUvarint(dst, uint64(ks.tombs[i].next))
+			dst = binary.AppendUvarint(dst, uint64(ks.lost()[i].next))
 			return append(dst, flagTomb), true
 		}
 		return dst, false
@@ -94,10 +95,10 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	}
 	fires := r.uvarint()
 	flags := r.byte()
-	if r.err == nil && flags == flagTomb && fires <= 1<<31 && len(r.b) == 0 {
-		return o.restoreTomb(key, w, int(fires))
+	if r.err == nil && flags == flagTomb && fires <= math.MaxInt32 && len(r.b) == 0 {
+		return o.restoreTomb(key, w, int32(fires))
 	}
-	if r.err == nil && (fires > 1<<31 || flags > flagFired|flagSilent|flagDrained|flagReach|flagRevived) {
+	if r.err == nil && (fires > math.MaxInt32 || flags > flagFired|flagSilent|flagDrained|flagReach|flagRevived) {
 		r.fail(fmt.Errorf("revision %d or flags %#x out of range", fires, flags))
 	}
 	reach := w.Start
@@ -107,10 +108,10 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	var revived *tomb
 	if flags&flagRevived != 0 {
 		end, next := r.varint(), r.uvarint()
-		if r.err == nil && (end <= w.Start || next > 1<<31) {
+		if r.err == nil && (end <= w.Start || next > math.MaxInt32) {
 			r.fail(fmt.Errorf("revived session [%d, %d) or revision %d out of range", w.Start, end, next))
 		}
-		revived = &tomb{w: Window{Start: w.Start, End: end}, next: int(next)}
+		revived = &tomb{w: Window{Start: w.Start, End: end}, next: int32(next)}
 	}
 	if r.err != nil {
 		return fmt.Errorf("restoring window %v of key %q: %w", w, key, r.err)
@@ -126,7 +127,7 @@ func (o *Operator) Restore(key string, w Window, state []byte) error {
 	if _, dup := ks.tomb(w.Start); dup || ks.find(w) != nil {
 		return fmt.Errorf("restoring window %v of key %q: a window with that start is already restored", w, key)
 	}
-	ws := &windowState{w: w, fires: int(fires), fired: flags&flagFired != 0, emitted: fires > 0 && flags&flagSilent == 0,
+	ws := &windowState{w: w, fires: int32(fires), fired: flags&flagFired != 0, emitted: fires > 0 && flags&flagSilent == 0,
 		drained: flags&flagDrained != 0, reach: reach, revived: revived, acc: acc}
 	ks.insert(ws)
 	o.schedule(key, ws)
@@ -144,13 +145,13 @@ func IsTomb(state []byte) bool {
 	return r.err == nil && v == stateVersion && flags == flagTomb && len(r.b) == 0
 }
 
-func (o *Operator) restoreTomb(key string, w Window, next int) error {
+func (o *Operator) restoreTomb(key string, w Window, next int32) error {
 	ks := o.keyState(key)
 	if _, dup := ks.tomb(w.Start); dup || ks.find(w) != nil {
 		return fmt.Errorf("restoring the tomb of session %v of key %q: a window with that start is already restored", w, key)
 	}
 	i, _ := ks.tomb(w.Start)
-	ks.tombs = slices.Insert(ks.tombs, i, tomb{w: w, next: next})
+	ks.setLost(slices.Insert(ks.lost(), i, tomb{w: w, next: next}))
 	o.timers.push(timer{time: o.tombExpiry(w.Start), key: key, window: w})
 	return nil
 }

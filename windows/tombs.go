@@ -44,30 +44,41 @@ import (
 // start's next row must carry.
 type tomb struct {
 	w    Window
-	next int
+	next int32
 }
 
 // reach is the lowest start one late reading can give a session that opens at
 // watermark wm: the session starts after wm-gap-lateness+1 and the reading lies
 // at most a gap before it.
 func (o *Operator) reach(wm int64) int64 {
-	return watermark.AddSat(watermark.AddSat(watermark.AddSat(wm, -o.gap), -o.gap), 2-o.lateness)
+	gap := o.gap()
+	return watermark.AddSat(watermark.AddSat(watermark.AddSat(wm, -gap), -gap), 2-o.lateness)
 }
 
 // tombExpiry is the watermark from which reach exceeds start, so no session that
 // opens can be stretched back to it.
 func (o *Operator) tombExpiry(start int64) int64 {
-	return watermark.AddSat(watermark.AddSat(watermark.AddSat(start, o.gap), o.gap), o.lateness-1)
+	gap := o.gap()
+	return watermark.AddSat(watermark.AddSat(watermark.AddSat(start, gap), gap), o.lateness-1)
+}
+
+// gap is the session gap; 0 for other assigners, whose windows leave no tombs.
+// Not a field: a gateway holds an operator per key.
+func (o *Operator) gap() int64 {
+	if s, ok := o.asg.(session); ok {
+		return s.gap
+	}
+	return 0
 }
 
 // bury keeps a tomb for the lost session w, which emitted up to revision next-1,
 // unless nothing could revive its start.
-func (o *Operator) bury(ks *keyState, w Window, next int, out *Output) {
+func (o *Operator) bury(ks *keyState, w Window, next int32, out *Output) {
 	if o.tombExpiry(w.Start) <= o.wm && !ks.covered(w.Start) {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(ks.tombs, w.Start, func(t tomb, s int64) int { return cmp.Compare(t.w.Start, s) })
-	ks.tombs = slices.Insert(ks.tombs, i, tomb{w: w, next: next})
+	i, _ := ks.tomb(w.Start)
+	ks.setLost(slices.Insert(ks.lost(), i, tomb{w: w, next: next}))
 	o.timers.push(timer{time: o.tombExpiry(w.Start), key: ks.key, window: w})
 	out.markUpdated(ks.key, w)
 }
@@ -79,14 +90,34 @@ func (ks *keyState) revive(start int64, out *Output) (tomb, bool) {
 	if !ok {
 		return tomb{}, false
 	}
-	t := ks.tombs[i]
-	ks.tombs = slices.Delete(ks.tombs, i, i+1)
+	t := ks.lost()[i]
+	ks.setLost(slices.Delete(ks.lost(), i, i+1))
 	out.Purged = append(out.Purged, Ref{Key: ks.key, Window: t.w})
 	return t, true
 }
 
 func (ks *keyState) tomb(start int64) (int, bool) {
-	return slices.BinarySearchFunc(ks.tombs, start, func(t tomb, s int64) int { return cmp.Compare(t.w.Start, s) })
+	return slices.BinarySearchFunc(ks.lost(), start, func(t tomb, s int64) int { return cmp.Compare(t.w.Start, s) })
+}
+
+// lost returns the key's tombs.
+func (ks *keyState) lost() []tomb {
+	if ks.tombs == nil {
+		return nil
+	}
+	return *ks.tombs
+}
+
+// setLost replaces the key's tombs; none frees their slice.
+func (ks *keyState) setLost(ts []tomb) {
+	switch {
+	case len(ts) == 0:
+		ks.tombs = nil
+	case ks.tombs == nil:
+		ks.tombs = &ts
+	default:
+		*ks.tombs = ts
+	}
 }
 
 // covered reports whether a live session could be stretched back to start.
@@ -102,7 +133,7 @@ func (ks *keyState) covered(start int64) bool {
 // buryTimer reports whether t is the expiry timer of one of ks's tombs.
 func (o *Operator) buryTimer(ks *keyState, t *timer) bool {
 	i, ok := ks.tomb(t.window.Start)
-	return ok && ks.tombs[i].w == t.window && o.tombExpiry(t.window.Start) == t.time
+	return ok && ks.lost()[i].w == t.window && o.tombExpiry(t.window.Start) == t.time
 }
 
 // pruneTombs drops the tombs nothing could revive any more. It runs when a tomb
@@ -110,7 +141,7 @@ func (o *Operator) buryTimer(ks *keyState, t *timer) bool {
 // tomb left earlier in the same output leaves Updated too: a caller that only
 // keeps the last word per window (the window actor) would write it.
 func (o *Operator) pruneTombs(ks *keyState, out *Output) {
-	ks.tombs = slices.DeleteFunc(ks.tombs, func(t tomb) bool {
+	ks.setLost(slices.DeleteFunc(ks.lost(), func(t tomb) bool {
 		if o.tombExpiry(t.w.Start) > o.wm || ks.covered(t.w.Start) {
 			return false
 		}
@@ -118,7 +149,7 @@ func (o *Operator) pruneTombs(ks *keyState, out *Output) {
 		out.Purged = append(out.Purged, ref)
 		out.Updated = slices.DeleteFunc(out.Updated, func(u Ref) bool { return u == ref })
 		return true
-	})
+	}))
 }
 
 // Holds reports whether key holds any state: a live window, or a tomb of a start
@@ -134,8 +165,8 @@ func (o *Operator) Tomb(key string, w Window) (next int, ok bool) {
 		return 0, false
 	}
 	i, ok := ks.tomb(w.Start)
-	if !ok || ks.tombs[i].w != w {
+	if !ok || ks.lost()[i].w != w {
 		return 0, false
 	}
-	return ks.tombs[i].next, true
+	return int(ks.lost()[i].next), true
 }
