@@ -17,7 +17,9 @@ import (
 // reading at 5 opening [5, 15), then a reading at 0 bridging into it. A consumer
 // keeps the highest revision per start, so the revived session must count on past
 // every row that start had: the key keeps a tomb per such start with the revision
-// its next row must carry.
+// its next row must carry. The session that takes the start keeps the tomb until
+// it emits under it (windowState.revived): should a merge move its start again
+// first, the lost session's row still stands, and the tomb goes back.
 //
 // Only a reading past its own cleanup can revive a start: a session that opens
 // at the watermark wm starts after wm-gap-lateness+1, and a start s lost by wm
