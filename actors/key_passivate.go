@@ -17,7 +17,9 @@ import (
 // key ever seen.
 //
 // A passivated key keeps nothing in memory, and the output does not change:
-//   - Its windows are all purged and committed, so a new actor starts with none.
+//   - Its windows are all purged and committed, so a new actor starts with none;
+//     so are the tombs of its session starts (windows/tombs.go), which it keeps
+//     only while a late reading could still revive one.
 //   - Its valve has one input (window_passivate.go's quietShape): that stream's
 //     watermark, which is history-free. If every key of the window is fed by one
 //     concrete topic (soleFed), the next reading comes from that topic and carries

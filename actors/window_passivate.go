@@ -14,11 +14,12 @@ import (
 // nothing was routed to it meanwhile.
 
 // quietShape reports whether the actor holds nothing a passivated key would lose:
-// no window, nothing to write, no early firing or commit asked for, and a valve of
-// one stream at most (a valve over several depends on the order their statuses came
-// in, which a key that comes back cannot rebuild).
+// no window and no tomb of a session start a late reading could still revive
+// (Operator.Holds), nothing to write, no early firing or commit asked for, and a
+// valve of one stream at most (a valve over several depends on the order their
+// statuses came in, which a key that comes back cannot rebuild).
 func (w *window) quietShape() bool {
-	return w.open == 0 && w.dirty.len() == 0 && !(w.valveDirty && (w.fired || w.joined)) &&
+	return !w.op.Holds(w.key) && w.dirty.len() == 0 && !(w.valveDirty && (w.fired || w.joined)) &&
 		w.pending.main == nil && !w.earlyAsked && !w.resulted && !w.commitAsked && w.valve.Inputs() <= 1
 }
 

@@ -2,7 +2,8 @@
 // sliding, session), incremental and mergeable aggregates with versioned
 // binary encodings, and the keyed window operator that fires (accumulating or
 // discarding, with optional early firings), re-fires late updates, retracts
-// session windows a merge absorbed, purges and routes late records, following
+// session windows a merge absorbed, keeps the revisions of session starts a
+// late reading could revive, purges and routes late records, following
 // Flink's WindowOperator.
 //
 // The package is pure and deterministic: no goroutines, no logging, no clock.

@@ -66,7 +66,7 @@ func TestEarlyFiringsEmitChangedWindowsBeforeTheirOnTimeFiring(t *testing.T) {
 			"fire k [10, 15) r0 early wm=-9223372036854775808 count=1 sum_v=1",
 			"k@6 applied",
 			"retract k [10, 15) r1 into [6, 15) wm=-9223372036854775808 values=[]",
-			"purge k [10, 15)",
+			"purge k [10, 15)", "tomb k [10, 15) next=2",
 			"early",
 			"fire k [6, 15) r1 early wm=-9223372036854775808 count=2 sum_v=3",
 		},

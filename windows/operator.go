@@ -43,12 +43,22 @@ type Operator struct {
 type keyState struct {
 	key  string
 	wins []*windowState // ascending by start; starts are distinct
+	// tombs: lost session starts a late reading could still revive
+	// (tombs.go), ascending by start; no live window has a tomb's start.
+	// Behind a pointer, nil for none, as most keys have none: a gateway
+	// holds a keyState per key, and a slice would take it to the next size
+	// class.
+	tombs *[]tomb
 }
 
+// windowState is one live window. A gateway holds one per key and window
+// definition, so its fields are packed into 112 bytes, a size class of the
+// allocator: an int32 revision counter beside the flags, and no timer field
+// (timerOf derives it).
 type windowState struct {
 	w Window
 	// fires counts the window's firings so far: the next result's revision.
-	fires int
+	fires int32
 	// fired: the watermark passed End-1 and the window fired for it; its
 	// timer is then the cleanup time, else End-1.
 	fired bool
@@ -63,7 +73,14 @@ type windowState struct {
 	// its on-time firing would be empty and is skipped (as in Flink, which
 	// emits nothing for a purged window's empty state).
 	drained bool
-	timer   int64
+	// reach: sessions only, the lowest start late readings may move the
+	// window's start back to (tombs.go).
+	reach int64
+	// revived: the tomb of the lost session whose start this one took,
+	// until it emits under it, with a revision past that session's rows; a
+	// merge that moves the start first buries it again, since the lost
+	// session's row still stands.
+	revived *tomb
 	acc     accumulator
 }
 
@@ -147,18 +164,27 @@ func (o *Operator) newWindow(ks *keyState, w Window, acc accumulator) *windowSta
 // schedule sets the window's timer from its fired flag and the watermark.
 func (o *Operator) schedule(key string, ws *windowState) {
 	ws.fired = ws.fired || ws.w.MaxTimestamp() <= o.wm
-	ws.timer = ws.w.MaxTimestamp()
+	o.timers.push(timer{time: o.timerOf(ws), key: key, window: ws.w})
+}
+
+// timerOf is the time of the window's one pending timer: its cleanup once it
+// fired, else its firing at End-1.
+func (o *Operator) timerOf(ws *windowState) int64 {
 	if ws.fired {
-		ws.timer = ws.w.cleanupTime(o.lateness)
+		return ws.w.cleanupTime(o.lateness)
 	}
-	o.timers.push(timer{time: ws.timer, key: key, window: ws.w})
+	return ws.w.MaxTimestamp()
 }
 
 func (o *Operator) fire(key string, ws *windowState, kind Kind, out *Output) {
+	if ws.revived != nil {
+		ws.fires = max(ws.fires, ws.revived.next)
+		ws.revived = nil
+	}
 	out.Results = append(out.Results, Result{
 		Key:       key,
 		Window:    ws.w,
-		Revision:  ws.fires,
+		Revision:  int(ws.fires),
 		Kind:      kind,
 		Watermark: o.wm,
 		Values:    ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))),
@@ -187,8 +213,12 @@ func (o *Operator) Advance(wm int64, out *Output) {
 			continue
 		}
 		ws := ks.find(t.window)
-		if ws == nil || ws.w != t.window || ws.timer != t.time {
-			continue // stale: merged away, purged or rescheduled
+		if ws == nil || ws.w != t.window || o.timerOf(ws) != t.time {
+			if ws == nil && o.buryTimer(ks, &t) {
+				o.pruneTombs(ks, out)
+				o.forgetIfEmpty(ks)
+			}
+			continue // else stale: merged away, purged or rescheduled
 		}
 		if !ws.fired {
 			ws.fired = true
@@ -196,7 +226,6 @@ func (o *Operator) Advance(wm int64, out *Output) {
 				o.fire(ks.key, ws, OnTime, out)
 			}
 			if c := ws.w.cleanupTime(o.lateness); c > wm {
-				ws.timer = c
 				o.timers.push(timer{time: c, key: ks.key, window: ws.w})
 				out.markUpdated(ks.key, ws.w)
 				continue
@@ -206,10 +235,23 @@ func (o *Operator) Advance(wm int64, out *Output) {
 	}
 }
 
+// purge drops a window at its cleanup time. A session leaves a tomb of its
+// start, and the tombs it covered may go with it.
 func (o *Operator) purge(ks *keyState, ws *windowState, out *Output) {
 	ks.remove(ws)
 	out.Purged = append(out.Purged, Ref{Key: ks.key, Window: ws.w})
-	if len(ks.wins) == 0 {
+	if o.asg.Merging() {
+		if ws.emitted {
+			o.bury(ks, ws.w, ws.fires, out)
+		}
+		o.pruneTombs(ks, out)
+	}
+	o.forgetIfEmpty(ks)
+}
+
+// forgetIfEmpty drops the state of a key that holds no window and no tomb.
+func (o *Operator) forgetIfEmpty(ks *keyState) {
+	if len(ks.wins) == 0 && ks.tombs == nil {
 		o.keys.remove(ks.key)
 	}
 }

@@ -129,3 +129,23 @@ func BenchmarkFireEarly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSessionsOpenFireAndGo: one key's bursts of three records, 300 ms
+// apart, gap 1 s; each op is one burst and an Advance that fires and purges the
+// session before it, which leaves a tomb of its start while a session opening
+// within a gap after it could still take it.
+func BenchmarkSessionsOpenFireAndGo(b *testing.B) {
+	op := newOp(b, windows.Session(1000), 500, "count", "avg(temp)")
+	var out windows.Output
+	vals := []windows.Value{windows.NumberValue(1)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		base := int64(i) * 5000
+		for k := range int64(3) {
+			op.OnRecord("sensor-1", windows.Record{TS: base + 300*k, Values: vals}, &out)
+		}
+		op.Advance(base+2200, &out)
+		out.Reset()
+	}
+}

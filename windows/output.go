@@ -40,10 +40,11 @@ type NamedValue struct {
 // firings (0 for the first), so downstream stores can upsert by
 // (window, key, start), keep the highest revision and delete on Retract.
 // A merged session's next revision is the highest next revision among all
-// the windows it absorbed, whichever of them it kept the state of; an
-// absorbed window whose start differs from the merged one's and that has
-// emitted gets a Retract with its own next revision, ahead of the merged
-// window's results in the same Output.
+// the windows it absorbed, whichever of them it kept the state of, and past
+// every earlier row of its start if it took the start of a session that is
+// gone (tombs.go); an absorbed window whose start differs from the merged
+// one's and that has emitted gets a Retract with its own next revision, ahead
+// of the merged window's results in the same Output.
 type Result struct {
 	Key        string
 	Window     Window
@@ -73,15 +74,18 @@ type Ref struct {
 // Output collects what the operator produced; calls append to it until the
 // caller Resets it. To persist, delete every Ref in Purged, then for every
 // Ref in Updated, in order, store Operator.AppendState if it reports the
-// window still exists. (A Ref in both lists was purged; a merged session can
-// keep the start of a window it absorbed, so deleting first matters to
-// stores keyed by start.) Updated may name a window more than once.
+// window (or tomb) still exists. (A Ref in both lists was a window purged
+// that left a tomb; a merged session can keep the start of a window it
+// absorbed, so deleting first matters to stores keyed by start.)
+// No Ref stays in Updated once it is purged for good, so a caller may also
+// keep only the last word per window across outputs, purged or updated.
+// Updated may name a window more than once.
 type Output struct {
 	Results []Result
 	Late    []Late
 	Dropped int   // records too late for any window yet not late enough for the late output
-	Updated []Ref // windows whose persisted form changed (added to, fired, merged into)
-	Purged  []Ref // windows that no longer exist (purged, merged away)
+	Updated []Ref // windows whose persisted form changed (added to, fired, merged into), tombs left
+	Purged  []Ref // windows that no longer exist (purged, merged away), tombs gone
 
 	// Scratch of OnRecord's, here rather than in the Operator: a caller reuses one
 	// Output across its operators, while a gateway has an operator per key.

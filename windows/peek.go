@@ -13,5 +13,9 @@ func (o *Operator) Peek(key string, w Window) (values []NamedValue, revision int
 	if ws == nil || ws.w != w {
 		return nil, 0, false
 	}
-	return ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))), ws.fires, true
+	revision = int(ws.fires)
+	if ws.revived != nil {
+		revision = max(revision, int(ws.revived.next))
+	}
+	return ws.acc.results(o.aggs, make([]NamedValue, 0, len(o.aggs.aggs))), revision, true
 }

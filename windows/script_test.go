@@ -29,6 +29,7 @@ func run(t testing.TB, op *windows.Operator, steps []step) []string {
 	t.Helper()
 	var lines []string
 	var out windows.Output
+	tombs := map[windows.Ref]bool{}
 	for _, s := range steps {
 		out.Reset()
 		switch {
@@ -41,7 +42,34 @@ func run(t testing.TB, op *windows.Operator, steps []step) []string {
 			v := op.OnRecord(s.key, windows.Record{TS: s.ts, Values: []windows.Value{windows.NumberValue(s.v)}}, &out)
 			lines = append(lines, fmt.Sprintf("%s@%d %v", s.key, s.ts, v))
 		}
-		lines = append(lines, render(&out)...)
+		lines = append(lines, renderTombs(op, &out, tombs)...)
+	}
+	return lines
+}
+
+// renderTombs renders out, with its purges of tombs as "untomb KEY WINDOW" and
+// the tombs it left as "tomb KEY WINDOW next=N". tombs holds the tombs out of
+// earlier outputs, and is brought up to date.
+func renderTombs(op *windows.Operator, out *windows.Output, tombs map[windows.Ref]bool) []string {
+	var lines []string
+	for _, line := range render(out) {
+		if !strings.HasPrefix(line, "purge ") {
+			lines = append(lines, line)
+		}
+	}
+	for _, p := range out.Purged {
+		if tombs[p] {
+			lines = append(lines, fmt.Sprintf("untomb %s %v", p.Key, p.Window))
+			delete(tombs, p)
+		} else {
+			lines = append(lines, fmt.Sprintf("purge %s %v", p.Key, p.Window))
+		}
+	}
+	for _, u := range out.Updated {
+		if next, ok := op.Tomb(u.Key, u.Window); ok && !tombs[u] {
+			lines = append(lines, fmt.Sprintf("tomb %s %v next=%d", u.Key, u.Window, next))
+			tombs[u] = true
+		}
 	}
 	return lines
 }

@@ -249,7 +249,10 @@ func openWindows(in *explainInput, ks *persist.KeyState) ([]openWindow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("window %s key %q: %w", in.window, in.key, err)
 		}
-		values, fired, _ := op.Peek(in.key, win)
+		values, fired, ok := op.Peek(in.key, win)
+		if !ok {
+			continue // a gone session's tomb (windows/tombs.go), not a window
+		}
 		out = append(out, openWindow{w: win, fired: fired, values: showValues(values)})
 	}
 	return out, nil

@@ -72,7 +72,13 @@ func printDevice(w io.Writer, store *persist.Store, device string, st *persist.D
 			byWindow[ks.Window] = t
 		}
 		t.keys++
-		t.open += len(ks.Windows)
+		for _, saved := range ks.Windows {
+			// A gone session's tomb is no open window; an entry that does
+			// not decode counts as one, as it would have before tombs.
+			if _, state, err := actors.DecodeSavedWindow(saved); err != nil || !windows.IsTomb(state) {
+				t.open++
+			}
+		}
 	}
 	for name := range st.WindowDefs {
 		if byWindow[name] == nil {
@@ -124,6 +130,10 @@ func printKey(w io.Writer, device string, st *persist.DeviceState, key string) {
 			}
 			if werr != nil {
 				fmt.Fprintf(w, "    window start %d: unreadable: %v\n", saved.Start, werr)
+				continue
+			}
+			if next, ok := op.Tomb(key, win); ok {
+				fmt.Fprintf(w, "    session [%d, %d) gone  a late reading may still revive its start, whose next result is revision %d\n", win.Start, win.End, next)
 				continue
 			}
 			values, rev, _ := op.Peek(key, win)

@@ -134,6 +134,39 @@ func TestSimClassifiesRecordsByTheLatenessRules(t *testing.T) {
 	}
 }
 
+func TestSimMergesLateRecordsThatBridgeIntoALiveSession(t *testing.T) {
+	sim := NewSim(windows.Session(10), 0)
+	at := func(ts int64) Event { return Event{Key: "k", TS: ts} }
+	ref := func(s, e int64) windows.Ref { return windows.Ref{Key: "k", Window: windows.Window{Start: s, End: e}} }
+	sim.Offer(at(0))
+	sim.Advance(9) // [0, 10) fires and is purged
+	if v := sim.Offer(at(5)); v != windows.Applied {
+		t.Fatalf("a record whose own session is live: %v", v)
+	}
+	if v := sim.Offer(at(0)); v != windows.Applied {
+		t.Errorf("a late record bridging into [5, 15): %v, want applied, as in Flink", v)
+	}
+	if got := sim.Final(); len(got) != 2 || len(got[ref(0, 10)]) != 1 || len(got[ref(0, 15)]) != 2 {
+		t.Errorf("final %v, want the purged [0, 10) and the live [0, 15)", got)
+	}
+	sim.Advance(14) // [0, 15) fires under the purged session's start and replaces it
+	if got := sim.Final(); len(got) != 1 || len(got[ref(0, 15)]) != 2 {
+		t.Errorf("final %v, want [0, 15) alone, one row per start", got)
+	}
+
+	// A chain: [95, 105) opened at watermark 100 reaches back to 100 - 20 + 2.
+	sim = NewSim(windows.Session(10), 0)
+	sim.Advance(100)
+	for _, c := range []struct {
+		ts   int64
+		want windows.Verdict
+	}{{95, windows.Applied}, {87, windows.Applied}, {80, windows.LateOutput}, {83, windows.Applied}, {60, windows.LateOutput}} {
+		if v := sim.Offer(at(c.ts)); v != c.want {
+			t.Errorf("record at %d: %v, want %v", c.ts, v, c.want)
+		}
+	}
+}
+
 func TestEqualAppliesEachAggregatesTolerance(t *testing.T) {
 	aggs, err := windows.ParseAggregates([]string{"sum(v)", "avg(v)", "p95(v)", "distinct(v)"})
 	if err != nil {

@@ -24,26 +24,25 @@ type tableRow struct {
 	rev     int
 	end     int64
 	values  []windows.NamedValue
-	deleted bool // a retract's tombstone: the start must never come back
+	deleted bool // a retract's tombstone: only a higher revision brings the start back
 }
 
 // NewTable returns an empty table.
 func NewTable() *Table { return &Table{rows: map[tableID]*tableRow{}} }
 
-// Apply applies one result. edged emits each (key, start)'s results in
-// revision order, so Apply reports a revision that does not exceed the
-// row's, a retract of a row never written, and any result for a start
-// already retracted.
+// Apply applies one result. Every result edged emits outranks every earlier one
+// with its (key, start), whichever window had the start (a session may take the
+// start of one retracted or purged before), so Apply reports a revision that
+// does not exceed the row's, a retract of a row never written or already
+// retracted.
 func (t *Table) Apply(r windows.Result) error {
 	id := tableID{key: r.Key, start: r.Window.Start}
 	row := t.rows[id]
 	switch {
-	case row != nil && row.deleted:
-		return fmt.Errorf("%s %v revision %d %v: the start was retracted at revision %d", r.Key, r.Window, r.Revision, r.Kind, row.rev)
 	case row != nil && r.Revision <= row.rev:
 		return fmt.Errorf("%s %v revision %d %v does not exceed the stored revision %d", r.Key, r.Window, r.Revision, r.Kind, row.rev)
-	case row == nil && r.Kind == windows.Retract:
-		return fmt.Errorf("%s %v revision %d: a retract of a row never written", r.Key, r.Window, r.Revision)
+	case (row == nil || row.deleted) && r.Kind == windows.Retract:
+		return fmt.Errorf("%s %v revision %d: a retract of a row never written or already retracted", r.Key, r.Window, r.Revision)
 	}
 	if row == nil {
 		row = &tableRow{}
@@ -51,6 +50,16 @@ func (t *Table) Apply(r windows.Result) error {
 	}
 	row.rev, row.end, row.values, row.deleted = r.Revision, r.Window.End, r.Values, r.Kind == windows.Retract
 	return nil
+}
+
+// Revision returns the revision of key's row for start, retracted or not, and
+// whether there is one.
+func (t *Table) Revision(key string, start int64) (int, bool) {
+	row := t.rows[tableID{key: key, start: start}]
+	if row == nil {
+		return 0, false
+	}
+	return row.rev, true
 }
 
 // Rows returns the live rows by window.

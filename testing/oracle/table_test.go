@@ -32,3 +32,24 @@ func TestTakeRemovesTheRowsItReturnsAndTheirTombstones(t *testing.T) {
 		t.Errorf("a result for a start taken away: %v", err)
 	}
 }
+
+func TestAHigherRevisionBringsARetractedStartBack(t *testing.T) {
+	tab := NewTable()
+	v := []windows.NamedValue{{Name: "count", Value: 1}}
+	w := windows.Window{Start: 0, End: 10}
+	for _, r := range []windows.Result{
+		{Key: "a", Window: w, Values: v},
+		{Key: "a", Window: w, Revision: 1, Kind: windows.Retract},
+		{Key: "a", Window: windows.Window{Start: 0, End: 15}, Revision: 2, Values: v}, // a session took the start again
+	} {
+		if err := tab.Apply(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows := tab.Rows(); len(rows) != 1 || rows[windows.Ref{Key: "a", Window: windows.Window{Start: 0, End: 15}}] == nil {
+		t.Errorf("rows %v, want [0, 15) alone", rows)
+	}
+	if err := tab.Apply(windows.Result{Key: "a", Window: w, Revision: 2, Values: v}); err == nil {
+		t.Error("a revision that does not exceed the row's was applied")
+	}
+}
