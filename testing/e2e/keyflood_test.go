@@ -29,10 +29,10 @@ const (
 	floodKeys = 200_000
 	// floodLimit is limits.max_keys_per_window for the flood.
 	floodLimit = 2000
-	// floodRSSBound is the docs' bound for a flood: 294-330 MiB measured (399-411
-	// without limits.memory in the same session), most of it the refused readings' late
-	// records on their way out and Badger's buffers, not keys. Without the limit
-	// every key stays in memory (~23 KiB each: 4.5 GB here).
+	// floodRSSBound bounds the flood's peak RSS with room for a loaded machine:
+	// the refused readings' late records on their way out and Badger's buffers,
+	// not keys, take most of it (docs/configuration.md, Sizing the key limit).
+	// Without the limit every key with an open window stays in memory (~23 KiB each).
 	floodRSSBound = 512 << 20
 )
 
