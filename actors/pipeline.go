@@ -200,6 +200,10 @@ func (p *pipeline) receive(ctx actor.Context) {
 		p.onSourcePassivated(ctx, m)
 	case *sourceStaying:
 		p.onSourceStaying(m)
+	case *explainWanted:
+		p.onExplainWanted(ctx, m)
+	case *feedsWanted:
+		ctx.Respond(p.feedsOf(m.topic))
 	}
 }
 

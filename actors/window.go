@@ -138,6 +138,8 @@ func (w *window) receive(ctx actor.Context) {
 		w.onPassivate(ctx, m)
 	case *unbound:
 		w.onUnbound(ctx)
+	case *explainWanted:
+		ctx.Respond(&keyExplained{state: w.explained()})
 	}
 }
 
