@@ -6,8 +6,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edged/edged/internal/explain"
+	"github.com/edged/edged/windows"
 )
 
 // explainDevice keys readings by a field, so one key is fed by several topics and
@@ -40,6 +42,7 @@ func explainFixture(t *testing.T) (d *Daemon, send func(at int64, topic, payload
 	m := topo.env.metrics
 	var now int64
 	d = &Daemon{topo: topo, metrics: m, store: topo.env.store, status: sampler(m, 0), clock: func() int64 { return now }}
+	d.status.SetWindows(d.windowSummaries)
 	send = func(at int64, topic, payload string) {
 		now = at
 		topo.router.route(&Inbound{Topic: topic, Payload: []byte(payload), QoS: 1, At: at}, nil)
@@ -151,5 +154,32 @@ func TestExplainAnswersInTheWordsOfEdgedExplain(t *testing.T) {
 	if out := rec.Body.String(); !strings.Contains(out, `window w of device d, key "a"`) || !strings.Contains(out, "t/2: watermark") ||
 		!strings.Contains(out, "<- holds it back") {
 		t.Errorf("%s", out)
+	}
+}
+
+func TestKeysWithTheSameWindowsShareOneSummary(t *testing.T) {
+	d := &windowDef{}
+	a := d.share(keySummary{oldest: windows.Window{Start: 0, End: 1000}})
+	b := d.share(keySummary{oldest: windows.Window{Start: 0, End: 1000}})
+	c := d.share(keySummary{oldest: windows.Window{Start: 1000, End: 2000}})
+	if a != b || a == c {
+		t.Errorf("equal summaries at %p and %p, another at %p", a, b, c)
+	}
+}
+
+func TestSummariesTakeTheLeastOverTheLiveKeysTiesToTheLowerKey(t *testing.T) {
+	topo, _, _ := newTestTopology(t, supervisionDevice)
+	for _, k := range []string{"c", "a", "b"} {
+		topo.router.route(&Inbound{Topic: "t/" + k, Payload: []byte(`{"ts":1733140000100,"v":1}`), QoS: 1, At: 1}, nil)
+	}
+	topo.router.route(&Inbound{Topic: "t/c", Payload: []byte(`{"ts":1733140001100,"v":1}`), QoS: 1, At: 1}, nil)
+	topo.tick(10) // c's first window fires
+	res, err := topo.system.Root.RequestFuture(topo.pipelines[0], &summariesWanted{}, time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := windows.Window{Start: t0, End: t0 + 1000}
+	if s := res.([]windowSummary); len(s) != 1 || s[0].oldestKey != "a" || s[0].oldest != first || s[0].nextKey != "a" || s[0].next != first {
+		t.Errorf("%+v", s)
 	}
 }

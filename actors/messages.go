@@ -253,7 +253,7 @@ type sourceStaying struct {
 // pipeline flushes only when something changed, and these are a change.
 type commitPending struct{}
 
-// explainWanted asks a pipeline, from the daemon's /explain, for the state
+// explainWanted asks a pipeline, from the daemon's /explain and /status, for the state
 // of one key of window definition win; the pipeline passes it on to the key's
 // window actor, which answers with a keyExplained of its own state, or answers
 // itself with an empty one when the key has no window actor (passivated, not
@@ -269,6 +269,10 @@ type keyExplained struct {
 	state     *explain.KeyState
 	restoring bool
 }
+
+// summariesWanted asks a pipeline for the oldest open window and the next firing
+// of each of its window definitions (window_summary.go); it answers a []windowSummary.
+type summariesWanted struct{}
 
 // feedsWanted asks a pipeline for the keys a concrete topic feeds, whose window
 // actors run; it answers a *feeds.
