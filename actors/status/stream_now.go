@@ -1,6 +1,9 @@
 package status
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // What /explain reads of one topic: its row as of now, with its idleness as its
 // source set it last rather than as the sampler saw it, and its watermark's speed.
@@ -23,7 +26,8 @@ func (s *Sampler) StreamNow(device, topic string, now int64) (StreamNow, bool) {
 	defer s.mu.Unlock()
 	x := StreamNow{Row: streamRow(t, now)}
 	x.Row.Idle = t.Idle.Get() == 1
-	x.Speed, x.SpeedKnown = t.speedNow()
+	speed, known := t.speedNow()
+	x.Speed, x.SpeedKnown = math.Round(speed*1000)/1000, known // to what a moving average says
 	return x, true
 }
 
