@@ -2,13 +2,18 @@ package actors
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/configs"
 	"github.com/edged/edged/internal/explain"
+	"github.com/edged/edged/persist"
 	"github.com/edged/edged/windows"
 )
 
@@ -181,5 +186,39 @@ func TestSummariesTakeTheLeastOverTheLiveKeysTiesToTheLowerKey(t *testing.T) {
 	first := windows.Window{Start: t0, End: t0 + 1000}
 	if s := res.([]windowSummary); len(s) != 1 || s[0].oldestKey != "a" || s[0].oldest != first || s[0].nextKey != "a" || s[0].next != first {
 		t.Errorf("%+v", s)
+	}
+}
+
+func TestExplainAsksForTheDeviceWhenSeveralHaveTheWindow(t *testing.T) {
+	var devs []*configs.Device
+	for _, id := range []string{"d", "e"} {
+		dev, err := configs.ParseDevice(id+".yaml", []byte(strings.Replace(explainDevice, "device: d", "device: "+id, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		devs = append(devs, dev)
+	}
+	store, err := persist.Open(persist.Options{Durability: persist.Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	cfg := &configs.Daemon{CommitInterval: 50_000_000, Limits: configs.Limits{MaxInflight: configs.DefaultMaxInflight}, Devices: devs}
+	m := NewMetrics()
+	topo, err := buildTopology(cfg, store, m, slog.New(slog.DiscardHandler), actor.NewSynchronizedDispatcher(300), &capture{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(topo.system.Shutdown)
+	d := &Daemon{topo: topo, metrics: m, store: store, status: sampler(m, 0)}
+	var body struct{ Error string }
+	get(t, d, "window=w&key=a", http.StatusBadRequest, &body)
+	if body.Error != `device ambiguous: devices d, e all have a window "w": add device=D` {
+		t.Errorf("error %q", body.Error)
+	}
+	var e explain.Explanation
+	get(t, d, "device=e&window=w&key=a", http.StatusOK, &e)
+	if e.Device != "e" || e.State != explain.None {
+		t.Errorf("%+v", e)
 	}
 }
