@@ -45,6 +45,8 @@ type Daemon struct {
 	fleetMu  sync.Mutex
 	fleet    *fleetState // nil without fleet.kv
 
+	clock func() int64 // processing time (ms) for /explain; nil: the wall clock
+
 	stopTicks chan struct{}
 	ticksOff  sync.Once
 	ticks     sync.WaitGroup
@@ -344,6 +346,7 @@ func (d *Daemon) serveHTTP() error {
 	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
 	d.status = d.newStatusSampler()
 	mux.Handle("/status", d.status)
+	mux.HandleFunc("/explain", d.serveExplain)
 	mux.HandleFunc("/", status.ServePage)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		ok, status := d.Health()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/internal/explain"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
 )
@@ -251,3 +252,35 @@ type sourceStaying struct {
 // commitPending tells the pipeline that the committer holds deliveries to commit: the
 // pipeline flushes only when something changed, and these are a change.
 type commitPending struct{}
+
+// explainWanted asks a pipeline, from the daemon's /explain and /status, for the state
+// of one key of window definition win; the pipeline passes it on to the key's
+// window actor, which answers with a keyExplained of its own state, or answers
+// itself with an empty one when the key has no window actor (passivated, not
+// restored yet, never seen).
+type explainWanted struct {
+	win int
+	key string
+}
+
+// keyExplained answers explainWanted; state is nil when the key has no window actor,
+// and restoring says that it has saved state not restored yet since the start.
+type keyExplained struct {
+	state     *explain.KeyState
+	restoring bool
+}
+
+// summariesWanted asks a pipeline for the oldest open window and the next firing
+// of each of its window definitions (window_summary.go); it answers a []windowSummary.
+type summariesWanted struct{}
+
+// feedsWanted asks a pipeline for the keys a concrete topic feeds, whose window
+// actors run; it answers a *feeds.
+type feedsWanted struct{ topic string }
+
+// feeds answers feedsWanted: the keys (window name and key) a topic feeds, first
+// fed first, at most maxFeeds of them, and how many there are.
+type feeds struct {
+	keys  [][2]string
+	total int
+}

@@ -26,6 +26,7 @@ type Metrics struct {
 	Dropped          *status.Reasons        // device, concrete topic, reason
 	Firings          *prometheus.CounterVec // device, window
 	LateUpdates      *prometheus.CounterVec // device, window
+	WindowLate       *prometheus.CounterVec // device, window
 	OpenWindows      *prometheus.GaugeVec   // device, window
 	Keys             *prometheus.GaugeVec   // device, window
 	KeysRestoring    *prometheus.GaugeVec   // device, window
@@ -68,6 +69,7 @@ func MetricsFor(cfg configs.Metrics) *Metrics {
 		Dropped:          streams.Dropped(),
 		Firings:          f.counters("edged_window_firings_total", "On-time and early window results.", "device", "window"),
 		LateUpdates:      f.counters("edged_window_late_updates_total", "Window results re-fired for late data.", "device", "window"),
+		WindowLate:       f.counters("edged_window_late_total", "Records too late for every window of theirs in a window definition: sent to the late output, or dropped (counted in edged_late_total and edged_dropped_total by stream).", "device", "window"),
 		OpenWindows:      f.gauges("edged_open_windows", "Windows holding state.", "device", "window"),
 		Keys:             f.gauges("edged_window_keys", "Live keys of a window definition (window actors, and saved keys still to restore after a start), against limits.max_keys_per_window; passivated keys are not counted.", "device", "window"),
 		Passivations:     f.counters("edged_window_passivations_total", "Window actors stopped because their key held no window and nothing uncommitted for passivate_after (its next reading starts it again).", "device", "window"),

@@ -114,6 +114,7 @@ type keyRef struct {
 	quietAt                uint32 // the activity it reported quiet at
 	pid                    *actor.PID
 	streams                smallMap[string, struct{}]
+	summary                summaryCell // its window actor's oldest and next windows (window_summary.go)
 }
 
 func (k *keyRef) id() keyID { return keyID{int(k.win), k.key} }
@@ -200,6 +201,12 @@ func (p *pipeline) receive(ctx actor.Context) {
 		p.onSourcePassivated(ctx, m)
 	case *sourceStaying:
 		p.onSourceStaying(m)
+	case *explainWanted:
+		p.onExplainWanted(ctx, m)
+	case *summariesWanted:
+		ctx.Respond(p.summaries())
+	case *feedsWanted:
+		ctx.Respond(p.feedsOf(m.topic))
 	}
 }
 
@@ -460,8 +467,10 @@ func (p *pipeline) startSource(ctx actor.Context, topic string, h *sourceHandle,
 
 func (p *pipeline) spawnKey(ctx actor.Context, id keyID, restored *persist.KeyState) *keyRef {
 	def := p.winDefs[id.win]
-	pid := p.spawn(ctx, newWindow(def, id.key, restored, false), "win:"+def.plan.cfg.Name+":"+id.key)
-	k := &keyRef{key: id.key, win: int32(id.win), pid: pid}
+	k := &keyRef{key: id.key, win: int32(id.win)}
+	w := newWindow(def, id.key, restored, false)
+	w.summary = &k.summary // before the spawn: a replay's actor starts in it
+	k.pid = p.spawn(ctx, w, "win:"+def.plan.cfg.Name+":"+id.key)
 	p.keys[id] = k
 	return k
 }

@@ -11,7 +11,9 @@ func (d *Daemon) newStatusSampler() *status.Sampler {
 	if d.upstream != nil {
 		connected = d.upstream.Connected
 	}
-	return status.NewSampler(d.metrics.status, d.metrics.Streams, d.cfg.Limits.MaxKeysPerWindow, connected, d.configStatus)
+	s := status.NewSampler(d.metrics.status, d.metrics.Streams, d.cfg.Limits.MaxKeysPerWindow, connected, d.configStatus)
+	s.SetWindows(d.windowSummaries)
+	return s
 }
 
 // statusLoop samples the registry until the daemon stops; the first sample is

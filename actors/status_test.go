@@ -1,7 +1,11 @@
 package actors
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +112,37 @@ func TestStatusFiringsPerMinuteCoverTheLastMinuteNotOneInterval(t *testing.T) {
 	}
 	if st := s.Snapshot(); st.Windows[0].FiringsPerMin != 0 {
 		t.Errorf("firings per minute a minute after the last burst = %v, want 0", st.Windows[0].FiringsPerMin)
+	}
+}
+
+func TestStatusShowsEachWindowsOldestOpenWindowNextFiringAndLateRecords(t *testing.T) {
+	d, send := explainFixture(t) // key a: [t0+2 s, t0+3 s) and [t0+4 s, t0+5 s) open, one reading too late
+	d.status.Sample(time.UnixMilli(t0))
+	row := func() status.WindowStatus {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		d.status.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/status", nil))
+		var st status.Status
+		if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil || len(st.Windows) != 1 {
+			t.Fatalf("/status: %v: %s", err, rec.Body)
+		}
+		for _, field := range []string{`"oldest_open":{"key":"a",`, `"next_firing":{"key":"a",`, `"late":1,`} {
+			if !strings.Contains(rec.Body.String(), field) {
+				t.Errorf("no %s in /status: %s", field, rec.Body)
+			}
+		}
+		return st.Windows[0]
+	}
+	w := row()
+	if *w.OldestOpen != (status.WindowRef{Key: "a", Start: t0 + 2000, End: t0 + 3000}) || w.Late != 1 {
+		t.Errorf("oldest open %+v, late %d", w.OldestOpen, w.Late)
+	}
+	if n := w.NextFiring; n.WindowRef != *w.OldestOpen || n.FiresAt != t0+2999 || *n.KeyWatermark != t0+2499 {
+		t.Errorf("next firing %+v (key watermark %d)", n, *n.KeyWatermark)
+	}
+	send(3100, "t/2", `{"k":"a","ts":1733140003500}`) // [t0+2 s, t0+3 s) fires, kept for its lateness; [t0+3 s, t0+4 s) opens
+	w = row()
+	if n := w.NextFiring; w.OldestOpen.Start != t0+2000 || n.Start != t0+3000 || n.FiresAt != t0+3999 || *n.KeyWatermark != t0+3499 {
+		t.Errorf("after the first firing: oldest open %+v, next firing %+v", w.OldestOpen, n)
 	}
 }

@@ -37,6 +37,10 @@ type window struct {
 	restored  *persist.KeyState
 	feeders   []string // streams that sent records or watermarks since the last flush
 
+	// Where it publishes its oldest and next windows (window_summary.go); nil
+	// outside a pipeline.
+	summary *summaryCell
+
 	// Passivation (window_passivate.go): the commit count of the last flush that
 	// took units and the count it saw then, the records and early firings taken, the
 	// unbound answers received, and the pipeline's request while it waits for them.
@@ -68,6 +72,10 @@ type windowDef struct {
 	firings     prometheus.Counter
 	lateUpdates prometheus.Counter
 	openGauge   prometheus.Gauge
+	tooLate     prometheus.Counter // records too late for every window of theirs
+	// The last summaries its keys published, for others to share (window_summary.go).
+	recent [sharedSummaries]atomic.Pointer[keySummary]
+	turn   atomic.Uint32
 }
 
 func newWindowDef(e *env, device string, p *windowPlan, committer *actor.PID) *windowDef {
@@ -77,6 +85,7 @@ func newWindowDef(e *env, device string, p *windowPlan, committer *actor.PID) *w
 		firings:     m.Firings.WithLabelValues(device, p.cfg.Name),
 		lateUpdates: m.LateUpdates.WithLabelValues(device, p.cfg.Name),
 		openGauge:   m.OpenWindows.WithLabelValues(device, p.cfg.Name),
+		tooLate:     m.WindowLate.WithLabelValues(device, p.cfg.Name),
 	}
 }
 
@@ -94,7 +103,9 @@ func newWindow(def *windowDef, key string, restored *persist.KeyState, reload bo
 // key's state from the store, since what it had in memory since the last commit was
 // never acknowledged.
 func (w *window) Reincarnate() actor.Actor {
-	return newWindow(w.windowDef, w.key, nil, true)
+	n := newWindow(w.windowDef, w.key, nil, true)
+	n.summary = w.summary
+	return n
 }
 
 func (w *window) Receive(ctx actor.Context) {
@@ -138,6 +149,8 @@ func (w *window) receive(ctx actor.Context) {
 		w.onPassivate(ctx, m)
 	case *unbound:
 		w.onUnbound(ctx)
+	case *explainWanted:
+		ctx.Respond(&keyExplained{state: w.explained()})
 	}
 }
 
@@ -172,6 +185,7 @@ func (w *window) onRecord(r *RecordDecoded) {
 			u = lu
 		}
 	case windows.Dropped:
+		w.tooLate.Inc()
 		w.env.metrics.Dropped.WithLabelValues(w.device, r.Stream, "too_late").Inc()
 	}
 	w.drain(r.Arrived)
@@ -223,8 +237,15 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 	}
 	w.valveDirty = true
 	if out.Watermark > w.op.Watermark() {
-		w.op.Advance(out.Watermark, &w.scratch().out)
+		sc := w.scratch()
+		w.op.Advance(out.Watermark, &sc.out)
+		// A window that fires with nothing to say (discarding, drained) changes
+		// the summary with no result.
+		moved := len(sc.out.Updated) > 0
 		w.drain(now)
+		if moved {
+			w.summarize()
+		}
 	}
 }
 
@@ -233,6 +254,7 @@ func (w *window) observe(stream string, st watermark.Status, now int64) {
 func (w *window) late(r *RecordDecoded) *unit {
 	late := w.scratch().out.Late
 	l := late[len(late)-1]
+	w.tooLate.Inc()
 	w.env.metrics.Late.WithLabelValues(w.device, r.Stream, status.TooLate).Inc()
 	return routeLate(w.env, &w.pending, w.plan.cfg, w.lateRecord(r, &l))
 }
@@ -280,16 +302,24 @@ func (w *window) drain(now int64) {
 	for _, u := range out.Updated {
 		w.dirty.set(u.Window, true)
 	}
-	w.countOpen()
+	// A window opened, fired or went: the key's oldest or next window may have
+	// changed. A record that only adds to a window changes neither.
+	if w.countOpen() || len(out.Results) > 0 || len(out.Purged) > 0 {
+		w.summarize()
+	}
 	out.Reset()
 }
 
-// countOpen brings openGauge to the windows the operator holds for the key.
-func (w *window) countOpen() {
-	if n := int32(w.op.Open(w.key)); n != w.open {
-		w.openGauge.Add(float64(n - w.open))
-		w.open = n
+// countOpen brings openGauge to the windows the operator holds for the key and
+// reports whether their number changed.
+func (w *window) countOpen() bool {
+	n := int32(w.op.Open(w.key))
+	if n == w.open {
+		return false
 	}
+	w.openGauge.Add(float64(n - w.open))
+	w.open = n
+	return true
 }
 
 // windowScratch is what a window actor works in while it handles a message: the

@@ -48,6 +48,7 @@ func (w *window) onStarted() {
 	if ks.Watermark != watermark.Min {
 		w.op.SetWatermark(ks.Watermark)
 	}
+	w.summarize()
 }
 
 func (w *window) loadSaved() *persist.KeyState {

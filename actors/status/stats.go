@@ -72,7 +72,10 @@ type Topic struct {
 	perS        float64
 	sampled     bool
 	wasIdle     bool
-	since       int64 // ms: when it entered its current idle state
+	speedKnown  bool
+	speed       float32 // event time per processing time its watermark moved lately (speed.go)
+	since       int64   // ms: when it entered its current idle state
+	prevWM      float64 // Watermark at the previous sample, s
 }
 
 // Name is the concrete topic.

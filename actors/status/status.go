@@ -2,6 +2,7 @@ package status
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,6 +67,14 @@ type WindowStatus struct {
 	KeysRestoring     int64   `json:"keys_restoring"` // saved keys not yet back after a start, counted in Keys
 	Passivations      int64   `json:"passivations"`   // window actors stopped since the start, their key holding nothing
 	MaxKeysPerWindow  int     `json:"max_keys_per_window,omitempty"`
+	// Late counts the records too late for every window of theirs (late output
+	// or dropped), besides LateUpdates, the results re-fired for late records.
+	Late       int64   `json:"late"`
+	LatePerMin float64 `json:"late_per_min"`
+	// OldestOpen and NextFiring are over the live keys (windows.go); absent
+	// when no key holds a window, or the device did not answer in time.
+	OldestOpen *WindowRef  `json:"oldest_open,omitempty"`
+	NextFiring *NextFiring `json:"next_firing,omitempty"`
 }
 
 // UpstreamStatus is the link to the cloud broker and its outbox.
@@ -102,6 +111,8 @@ type Sampler struct {
 	connected func() bool          // nil: no upstream block
 	config    func() *ConfigStatus // nil: no config block (tests)
 
+	windows func() []WindowSummary // nil: no oldest and next windows (tests); under mu
+
 	mu     sync.Mutex
 	prev   *sample
 	minute []*sample // the samples of the last minute, oldest first: per-minute rates
@@ -114,6 +125,7 @@ type sample struct {
 	at          int64
 	firings     map[string]float64
 	updates     map[string]float64
+	late        map[string]float64
 	sent        float64
 	commits     float64
 	commitSumS  float64
@@ -160,6 +172,13 @@ func (s *Sampler) Sample(now time.Time) {
 // streams; nil before the first sample.
 func (s *Sampler) Snapshot() *Status {
 	s.mu.Lock()
+	windows := s.windows
+	s.mu.Unlock()
+	var summaries []WindowSummary
+	if windows != nil {
+		summaries = windows() // asks the pipelines: not under the lock
+	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {
 		return nil
@@ -169,6 +188,8 @@ func (s *Sampler) Snapshot() *Status {
 	if s.config != nil {
 		st.Config = s.config()
 	}
+	st.Windows = slices.Clone(st.Windows) // the summaries go into the copy, not the sample
+	addSummaries(st.Windows, summaries)
 	return &st
 }
 
@@ -193,6 +214,7 @@ func (s *Sampler) derive(st *Status, cur *sample) {
 			k := w.Device + "/" + w.Window
 			w.FiringsPerMin = perMinute(cur.at-base.at, cur.firings[k], base.firings[k])
 			w.LateUpdatesPerMin = perMinute(cur.at-base.at, cur.updates[k], base.updates[k])
+			w.LatePerMin = perMinute(cur.at-base.at, cur.late[k], base.late[k])
 		}
 	}
 	if s.prev != nil {
@@ -228,7 +250,7 @@ func entryFor[T any](index map[string]int, list *[]T, key string, fresh func() T
 // build turns one Gather into a Status (rates not yet filled in) and its counters.
 func (s *Sampler) build(now int64) (*Status, *sample) {
 	st := &Status{Now: now}
-	cur := &sample{at: now, firings: map[string]float64{}, updates: map[string]float64{}}
+	cur := &sample{at: now, firings: map[string]float64{}, updates: map[string]float64{}, late: map[string]float64{}}
 	fams, err := s.reg.Gather()
 	if err != nil && len(fams) == 0 {
 		return st, cur
@@ -253,6 +275,10 @@ func (s *Sampler) build(now int64) (*Status, *sample) {
 				w := window(m)
 				w.LateUpdates = int64(c)
 				cur.updates[w.Device+"/"+w.Window] = c
+			case "edged_window_late_total":
+				w := window(m)
+				w.Late = int64(c)
+				cur.late[w.Device+"/"+w.Window] = c
 			case "edged_window_keys":
 				window(m).Keys = int64(g)
 			case "edged_window_keys_restoring":

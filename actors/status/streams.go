@@ -23,6 +23,7 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 	if s.prev != nil {
 		dt = float64(now-s.prev.at) / 1000
 	}
+	alpha := speedWeight(dt)
 	var all []lagged
 	s.streams.each(func(g *streamGroup) {
 		for _, t := range g.topics {
@@ -32,6 +33,7 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 				t.perS = float64(n-t.prevRecords) / dt
 			}
 			t.prevRecords = n
+			t.measureSpeed(now, dt, alpha)
 			idle := t.Idle.Get() == 1
 			if !t.sampled || t.wasIdle != idle {
 				t.since, t.wasIdle = now, idle

@@ -77,7 +77,7 @@ func explainCmd(args []string, stdout, stderr io.Writer) error {
 	if cfg != nil {
 		in.config(cfg)
 	}
-	return explain(stdout, &in)
+	return writeExplanation(stdout, &in)
 }
 
 // config adds what only the device file knows: allowed lateness and the

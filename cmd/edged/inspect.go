@@ -5,11 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/edged/edged/actors"
+	"github.com/edged/edged/internal/explain"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -137,7 +137,7 @@ func printKey(w io.Writer, device string, st *persist.DeviceState, key string) {
 				continue
 			}
 			values, rev, _ := op.Peek(key, win)
-			fmt.Fprintf(w, "    window [%d, %d)  results so far %d  %s\n", win.Start, win.End, rev, showValues(values))
+			fmt.Fprintf(w, "    window [%d, %d)  results so far %d  %s\n", win.Start, win.End, rev, explain.ShowValues(values))
 		}
 	}
 	if !found {
@@ -172,18 +172,6 @@ func describeDef(def []byte) string {
 		shape = fmt.Sprintf("session gap %dms", d.Gap)
 	}
 	return fmt.Sprintf("(%s, %s)", shape, strings.Join(d.Aggregates, ", "))
-}
-
-func showValues(vs []windows.NamedValue) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		if math.IsNaN(v.Value) {
-			parts[i] = v.Name + "=null"
-		} else {
-			parts[i] = fmt.Sprintf("%s=%g", v.Name, v.Value)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 func showTime(ms int64) string {

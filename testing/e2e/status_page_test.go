@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"net"
 	"net/http"
 	"os"
@@ -19,7 +20,8 @@ import (
 // TestStatusPageInHeadlessChromium runs `edged demo` with one sensor falling silent,
 // waits until /status says it is idle and has lag history, then loads the page in
 // headless Chromium and checks the rendered DOM: the silent sensor's row says idle
-// and the lag plot has points. A screenshot is saved as an artifact.
+// and the lag plot has points, and a key's link leads to its /explain. A screenshot
+// is saved as an artifact.
 func TestStatusPageInHeadlessChromium(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -59,6 +61,8 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 		t.Errorf("the page has no delay row with readings and quantiles; DOM:\n%s", dom)
 	}
 
+	followExplainLink(t, chromium, base, dom)
+
 	dir := os.Getenv("EDGED_ARTIFACTS")
 	if dir == "" {
 		dir = t.TempDir()
@@ -69,6 +73,39 @@ func TestStatusPageInHeadlessChromium(t *testing.T) {
 		t.Errorf("no screenshot at %s: %v", shot, err)
 	}
 	t.Logf("screenshot of the status page: %s", shot)
+}
+
+// followExplainLink follows, in Chromium, the first link of the windows table to a
+// key's /explain, and checks the JSON it lands on explains that key.
+func followExplainLink(t *testing.T, chromium, base, dom string) {
+	t.Helper()
+	m := regexp.MustCompile(`<a class="explain" href="(explain\?device=[^"]*&amp;key=[^"]*)">([^<]*)</a>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Errorf("the windows table links no key to /explain; DOM:\n%s", dom)
+		return
+	}
+	link, key := html.UnescapeString(m[1]), html.UnescapeString(m[2])
+	page := chromiumRun(t, chromium, "--dump-dom", base+link)
+	pre := regexp.MustCompile(`(?s)<pre[^>]*>(.*)</pre>`).FindStringSubmatch(page)
+	if pre == nil {
+		t.Fatalf("following %s: no JSON in the page:\n%s", link, page)
+	}
+	var e struct {
+		Window  string `json:"window"`
+		Key     string `json:"key"`
+		State   string `json:"state"`
+		Windows []struct {
+			State string `json:"state"`
+			Why   string `json:"why"`
+		} `json:"windows"`
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(pre[1])), &e); err != nil {
+		t.Fatalf("following %s: %v:\n%s", link, err, pre[1])
+	}
+	if e.Key != key || e.State == "" || len(e.Windows) == 0 || e.Windows[0].Why == "" {
+		t.Errorf("following %s: the explanation of key %q is %+v", link, key, e)
+	}
+	t.Logf("followed %s: key %s, %d windows, the first %s", link, e.Key, len(e.Windows), e.Windows[0].State)
 }
 
 // waitForIdleStream polls /status until some stream is idle and the lag history
