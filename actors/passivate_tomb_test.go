@@ -18,7 +18,7 @@ import (
 // merged session at revision 1, and the key must be passivated once the tomb is
 // gone.
 func TestAKeyKeepsTheTombOfASessionStartWhileALateReadingCouldReviveIt(t *testing.T) {
-	const t0 = 1_733_140_000_000
+	const t0 int64 = 1_733_140_000_000
 	device := `device: d
 streams:
   - name: s
