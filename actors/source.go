@@ -47,7 +47,8 @@ type source struct {
 	sentIdle, savedIdle    bool
 	nextDue                int64
 	savedBase, savedBaseAt int64
-	savedMax               int64 // the max event time last saved (source_send.go)
+	savedMax               int64                    // the max event time last saved (source_send.go)
+	saved                  watermark.GeneratorState // the state last saved, as the generator gave it
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays

@@ -152,7 +152,10 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 		return
 	}
 	s.handle.setStatus(st)
-	if !s.saveLater(st) {
+	// A record's flush saves the watermark the record moved, so the emit that sends it
+	// on changes nothing saved (gen.State() is what the flush wrote): each record
+	// costs one write of the stream's state, not two.
+	if !s.saveLater(st) && s.gen.State() != s.saved {
 		s.dirty = true
 		s.handle.markDirty()
 	}
@@ -190,7 +193,7 @@ func (s *source) maxUnsaved() bool {
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty || s.maxUnsaved() {
 		st := s.gen.State()
-		s.savedMax = st.Max
+		s.saved, s.savedMax = st, st.Max
 		saved, kept := s.uptime.saved(st)
 		s.savedIdle = st.Idle && kept // a base the uptime could not take yet is saved at the next change
 		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt

@@ -1101,19 +1101,32 @@ func arenaSize(opt Options) int64 {
 }
 
 // buildL0Table builds a new table from the memtable.
-// A table bound for a file (fname not empty) is streamed to it as it is built.
-func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options, fname string) *table.Builder {
+//
+// edged: a version older than one at or below discardTs is left out, as a compaction
+// would leave it out: no reader can see it (every running transaction reads above
+// discardTs, where the newer version hides it). A key rewritten many times between
+// two flushes is then written to level 0 once, not once per version. discardTs 0
+// keeps every version.
+func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options, fname string,
+	discardTs uint64) *table.Builder {
 	defer iter.Close()
 
 	b := table.NewTableBuilder(bopts)
 	if fname != "" {
 		b.StreamTo(fname)
 	}
+	var hidden []byte // a key whose older versions no reader can see
 	for iter.Rewind(); iter.Valid(); iter.Next() {
 		if len(dropPrefixes) > 0 && hasAnyPrefixes(iter.Key(), dropPrefixes) {
 			continue
 		}
+		if hidden != nil && y.SameKey(iter.Key(), hidden) {
+			continue
+		}
 		vs := iter.Value()
+		if discardTs > 0 && y.ParseTs(iter.Key()) <= discardTs && vs.Meta&bitMergeEntry == 0 {
+			hidden = y.SafeCopy(hidden, iter.Key())
+		}
 		var vp valuePointer
 		if vs.Meta&bitValuePointer > 0 {
 			vp.Decode(vs.Value)
@@ -1122,6 +1135,22 @@ func buildL0Table(iter y.Iterator, dropPrefixes [][]byte, bopts table.Options, f
 	}
 
 	return b
+}
+
+// flushDiscardTs is the version at or below which a flush keeps only a key's newest
+// version (buildL0Table), or 0 to keep them all: chosen as a compaction chooses its
+// discardTs (subcompact), and only when the store keeps one version of a key.
+func (db *DB) flushDiscardTs() uint64 {
+	if db.opt.NumVersionsToKeep != 1 {
+		return 0
+	}
+	ts := db.orc.discardAtOrBelow()
+	if db.gcActive.Load() {
+		if gcMax := db.gcDiscardTs.Load(); gcMax > 0 && gcMax < ts {
+			ts = gcMax
+		}
+	}
+	return ts
 }
 
 // handleMemTableFlush must be run serially.
@@ -1133,7 +1162,7 @@ func (db *DB) handleMemTableFlush(mt *memTable, dropPrefixes [][]byte) error {
 	if !db.opt.InMemory {
 		fname = table.NewFilename(fileID, db.opt.Dir)
 	}
-	builder := buildL0Table(itr, nil, bopts, fname)
+	builder := buildL0Table(itr, nil, bopts, fname, db.flushDiscardTs())
 	defer builder.Close()
 
 	// buildL0Table can return nil if the none of the items in the skiplist are
