@@ -9,7 +9,7 @@
 // same topology runs live (a ticker) and in replay (a virtual clock, synchronized
 // dispatcher, byte-identical output).
 //
-// Daemon.Apply changes the running device configs live (reload.go): only the
+// Daemon.Apply changes the running device configs live (daemon_reload.go): only the
 // pipelines of changed devices are replaced, after what they took is committed,
 // while the router holds their new messages (router_hold.go).
 //
@@ -18,7 +18,7 @@
 //   - actors (this package): the topology (router, pipeline, source and window
 //     actors, topology.go), the durability protocol (units, flush, committer, sink,
 //     outboxes), the daemon, replay and metrics, and the glue that runs the status
-//     sampler (status_loop.go).
+//     sampler (daemon_status_loop.go).
 //   - actors/uplink: the upstream-sync actor that ships the upstream outboxes to a
 //     cloud MQTT broker or NATS JetStream, and its transports. The daemon starts an
 //     uplink.Link and spawns the actor through it.

@@ -103,7 +103,7 @@ func (r *pendingRestore) drop() {
 // queue takes a device's index for restore: the keys and streams of configured
 // windows and streams, whose saved definition is unchanged (or was never saved).
 // The index lists the keys that hold windows only: one that holds none was
-// passivated, or will be (key_passivate.go), and its next reading brings it back.
+// passivated, or will be (pipeline_key_passivate.go), and its next reading brings it back.
 func (p *pipeline) queue(ix *persist.DeviceIndex) {
 	r := &p.pending
 	r.index = ix

@@ -22,7 +22,7 @@ import (
 // Only its stream state is needed, and it is saved and committed before the source
 // stops: an idle stream saves its state once, with the base its watermark
 // extrapolates from, and the device's uptime is saved while any saved state
-// extrapolates from it (uptime.go), passivated ones included.
+// extrapolates from it (pipeline_uptime.go), passivated ones included.
 //
 // The handshake keeps every message: the pipeline first takes the source out of the
 // index the router sends by, under the index's lock, so every message the router
@@ -101,13 +101,13 @@ type quietTopic struct {
 }
 
 // passivated is what a pipeline remembers of a passivated source. fromIndex: it was
-// idle when edged stopped and has not run since (restore.go): it comes back as after
+// idle when edged stopped and has not run since (pipeline_restore.go): it comes back as after
 // a restart, not from a passivation.
 type passivated struct {
 	rank        uint64 // 0 for fromIndex: it gets a new one
 	def         int
 	fromIndex   bool
-	advancing   bool  // counted in sourceSchedule.advancing (uptime.go)
+	advancing   bool  // counted in sourceSchedule.advancing (pipeline_uptime.go)
 	lastArrival int64 // of its last record: it is forgotten stream_retention after
 }
 

@@ -106,7 +106,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 }
 
 // onUnbind stops sending to a window actor the pipeline is passivating and tells
-// it so, after everything sent to it before (key_passivate.go). A flush still owed
+// it so, after everything sent to it before (pipeline_key_passivate.go). A flush still owed
 // to it is not sent: if it holds changes, it stays, and its rebinding touches it.
 func (s *source) onUnbind(ctx actor.Context, m *unbind) {
 	if b, ok := s.bound.get(m.id); ok {
