@@ -89,8 +89,8 @@ func (r *pendingRestore) key(window, key string) int {
 
 // drop forgets the restore once it is done or the pipeline stops, and lets the store
 // drop the versions its snapshot kept. A pipeline that stops mid-restore still takes
-// the restoreMore it sent itself, and with nothing left it restores nothing: the
-// restore used to go on over the dropped index, panic, and have the stopping
+// the restoreMore it sent itself, and with nothing left it restores nothing: a
+// restore going on over the dropped index would panic and have the stopping
 // pipeline restarted.
 func (r *pendingRestore) drop() {
 	if r.index != nil {

@@ -12,7 +12,7 @@ import (
 
 // How a pipeline reaches its sources without visiting those with nothing to do. A
 // gateway's sources are mostly quiet, and a tick or a flush that looked at each of
-// them cost as much as the gateway had ever seen sensors, not as much as were
+// them would cost as much as the gateway had ever seen sensors, not as much as are
 // reporting. So the pipeline keeps:
 //
 //   - awake: the sources that want every tick, by rank;

@@ -31,7 +31,7 @@ func compareBound(a, b *boundKey) int {
 
 // boundTo returns the window actor of id if the source has its address. Most sources
 // feed one key per window definition, so the last one found is tried before the map,
-// whose lookup (a hash of the key) was 2 % of the daemon's CPU.
+// whose lookup hashes the key for every record.
 func (s *source) boundTo(id keyID) *boundKey {
 	if b := s.lastBound; b != nil && b.is(id) {
 		return b
