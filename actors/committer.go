@@ -173,7 +173,7 @@ func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 // an epoch commits whole and after the ones before it; a later epoch still waiting for
 // replies does not hold back the complete ones, which under load would stall commits
 // for good. An epoch with a Merge reply is not a cut by itself: it commits with the
-// next full epoch (see commit_soon.go).
+// next full epoch (see pipeline_commit_soon.go).
 func (c *committer) maybeCommit(ctx actor.Context) {
 	n, held := 0, false
 	for i, e := range c.closed {

@@ -9,16 +9,72 @@
 // same topology runs live (a ticker) and in replay (a virtual clock, synchronized
 // dispatcher, byte-identical output).
 //
-// Daemon.Apply changes the running device configs live (reload.go): only the
-// pipelines of changed devices are replaced, after what they took is committed,
-// while the router holds their new messages (router_hold.go).
+// Daemon.Apply changes the running device configs live (daemon_reload.go): only
+// the pipelines of changed devices are replaced, after what they took is
+// committed, while the router holds their new messages (router_hold.go).
 //
-// Layout:
+// Message flow, one MQTT message to a published result:
+//
+//	MQTT -> router -> source -> window -> (Flush) -> committer -> sink -> broker
+//	                                                           -> uplink -> cloud
+//
+// The router (not an actor: it runs on the MQTT client's goroutine) hands each
+// Inbound to the source actor of its topic, found in the pipeline's source index,
+// or waits for the device's pipeline to spawn or restore one. The source decodes
+// the reading, moves its stream's watermark and sends the record (RecordDecoded)
+// to the window actor of each key it is bound to; a key it has no address for goes
+// through the pipeline, which spawns or restores the window actor and binds it
+// (routeRecord, keyBound). Watermark changes follow the same way
+// (WatermarkEmitted). A window actor adds the record to its windows and fires
+// those the watermark closed. On
+// every flush the pipeline asks its sources, and they the window actors they
+// touched, for their changes: each answers the committer with a Flushed reply of
+// units, and the pipeline tells the committer how many replies make the epoch
+// (EpochClosed). The committer writes an epoch's units in one Badger transaction,
+// then acknowledges the MQTT messages they hold and hands the committed outbox
+// entries on (Enqueued): results to the sink, which publishes them to the local
+// broker, upstream records to the uplink; each reports them delivered so their
+// outbox entries are deleted in a later commit.
+//
+// Files are named after the actor or type they hold:
+//
+//   - router*.go: the router, its hold queue for reloading devices, the Inbound
+//     pool.
+//   - pipeline*.go: the per-device pipeline actor: spawning, restore and its
+//     readiness gate, ticks and flushes, commit scheduling (pipeline_commit_soon.go),
+//     early firings, the key limit, key and source passivation, the source index
+//     and schedule it keeps, its timers, the device uptime, and its answers to
+//     /explain and /status.
+//   - source*.go: the source actor of one concrete topic: intake and the
+//     watermark (source.go), sending to window actors and flushing (source_send.go),
+//     sleeping while idle, quiet-watermark timers, passivation, the pool of
+//     watermark changes.
+//   - window*.go: the window actor of one window definition and key: records and
+//     firings (window.go), its saved state, passivation, late-record routes, result
+//     topics, the summaries /status shows and the state /explain shows.
+//   - commit_*.go: the commit protocol the actors and the committer share: units
+//     (what one reply carries into an epoch), acks and in-flight accounting,
+//     pooled Flushed replies, outbox queue names.
+//   - committer*.go: the committer actor, one per device, and the failures
+//     /healthz reports.
+//   - sink.go: the sink actor, publishing committed results to the local broker.
+//   - topology*.go: the actor tree of a daemon or replay, its supervisor, and when
+//     a live topology is ticked.
+//   - daemon*.go: the running edged: start and stop, live reload, fleet configs,
+//     /explain, the /status loop, the memory budget.
+//   - replay*.go: offline replay with a virtual clock and its output order.
+//   - metrics*.go: the Prometheus metrics.
+//   - shared by all: messages.go (every message between actors), env.go (what
+//     a daemon's actors share), plan.go (a device config compiled for the
+//     actors), records.go (the output record encodings), burstlog.go and
+//     small_map.go.
+//
+// Sub-packages:
 //
 //   - actors (this package): the topology (router, pipeline, source and window
 //     actors, topology.go), the durability protocol (units, flush, committer, sink,
 //     outboxes), the daemon, replay and metrics, and the glue that runs the status
-//     sampler (status_loop.go).
+//     sampler (daemon_status_loop.go).
 //   - actors/uplink: the upstream-sync actor that ships the upstream outboxes to a
 //     cloud MQTT broker or NATS JetStream, and its transports. The daemon starts an
 //     uplink.Link and spawns the actor through it.

@@ -49,7 +49,7 @@ type env struct {
 	// on ticks; the topology ticks it only then (a tick the sink does not need still
 	// cost a worker and a timer a hundred times a second at rest).
 	sinkRetrying atomic.Bool
-	// ticks is when a live topology is ticked next (tick_plan.go); nil in replay.
+	// ticks is when a live topology is ticked next (topology_tick_plan.go); nil in replay.
 	ticks *tickPlan
 	// uplinkBusy reports that the upstream actor holds records to send: it is
 	// ticked every tickEvery meanwhile; nil without an uplink.

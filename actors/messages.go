@@ -99,7 +99,7 @@ type MarkWatermark struct {
 // Flush asks an actor to hand its uncommitted changes to the committer. Scope is nil
 // when every actor with changes is asked; a flush for results goes only to the
 // sources of the streams in Scope, and from them to the window actors they fed (see
-// commit_soon.go).
+// pipeline_commit_soon.go).
 type Flush struct {
 	Epoch uint64
 	Scope map[string]struct{}
@@ -111,7 +111,7 @@ type EpochClosed struct {
 	Expect int
 	Full   bool          // every actor with changes was asked (Flush.Scope nil)
 	done   chan struct{} // closed after the epoch is committed, for shutdown
-	uptime int64         // the device's uptime to save with the epoch, if not 0 (uptime.go)
+	uptime int64         // the device's uptime to save with the epoch, if not 0 (pipeline_uptime.go)
 }
 
 // Flushed is one actor's uncommitted changes; the committer applies it atomically.
@@ -179,7 +179,7 @@ type committed struct{ Epoch uint64 }
 type DrainSink struct{ Done chan struct{} }
 
 // keyQuiet tells the pipeline that a window actor holds no window and nothing
-// uncommitted since its last flush: it may be passivated (key_passivate.go).
+// uncommitted since its last flush: it may be passivated (pipeline_key_passivate.go).
 // activity is the actor's count of records and early firings, so a passivate that
 // crosses a newer one is recognised as stale.
 type keyQuiet struct {

@@ -41,9 +41,9 @@ type pipeline struct {
 	ahead        int            // replies sent ahead to the next epoch
 	// committerPending: the committer holds deliveries for the next commit.
 	committerPending bool
-	sched            *sourceSchedule // which sources to tick and flush (source_schedule.go); shared with the ticker
+	sched            *sourceSchedule // which sources to tick and flush (pipeline_source_schedule.go); shared with the ticker
 	keys             map[keyID]*keyRef
-	pending          pendingRestore // saved streams and keys not restored yet (restore.go)
+	pending          pendingRestore // saved streams and keys not restored yet (pipeline_restore.go)
 	fedBy            fedBy
 	touched          []*keyRef    // window actors sent records through the pipeline since the last flush
 	keyCount         []int        // keys per window definition, those still restoring included
@@ -75,10 +75,10 @@ type earlySchedule struct {
 // sourceHandle is a source actor as the router and the pipeline see it. The source
 // sets dirty when it holds changes, so a flush skips the sources with nothing to say,
 // and sleep while its checks have nothing to do, so a tick skips it
-// (source_schedule.go).
+// (pipeline_source_schedule.go).
 type sourceHandle struct {
 	pid       *actor.PID
-	dirty     atomic.Int32                // clean, dirtyPushed or dirtyTaken (source_schedule.go)
+	dirty     atomic.Int32                // clean, dirtyPushed or dirtyTaken (pipeline_source_schedule.go)
 	queued    atomic.Bool                 // in the schedule's woken stack
 	sent      atomic.Uint64               // messages the router sent it
 	closing   atomic.Bool                 // being passivated: the router asks the pipeline
@@ -108,7 +108,7 @@ type keyRef struct {
 	win     int32
 	touched bool
 	early   bool // waiting for its window definition's next early firing
-	// Passivation (key_passivate.go): asked to stop and not answered yet, and
+	// Passivation (pipeline_key_passivate.go): asked to stop and not answered yet, and
 	// whether a record or a binding reached it meanwhile.
 	passivating, disturbed bool
 	quietAt                uint32 // the activity it reported quiet at
@@ -212,7 +212,7 @@ func (p *pipeline) receive(ctx actor.Context) {
 
 // onStarted reads the device's index (its streams' saved states, the names of its
 // saved keys) and queues them for restore: replay restores them all at once, a live
-// pipeline in chunks between messages (restore.go). Either way windows that came due
+// pipeline in chunks between messages (pipeline_restore.go). Either way windows that came due
 // while edged was down fire on the first advance.
 func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID

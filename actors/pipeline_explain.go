@@ -1,6 +1,12 @@
 package actors
 
-import "github.com/asynkron/protoactor-go/actor"
+import (
+	"cmp"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/windows"
+)
 
 // What a pipeline answers for the daemon's /explain and /status: a key's state
 // from its window actor, its window definitions' summaries, the keys a topic feeds.
@@ -30,4 +36,36 @@ func (p *pipeline) feedsOf(topic string) *feeds {
 		}
 	}
 	return f
+}
+
+// windowSummary is a window definition's oldest open window and next firing over
+// its live keys; a zero Window where there is none.
+type windowSummary struct {
+	win                int
+	oldestKey, nextKey string
+	oldest, next       windows.Window
+}
+
+// summaries takes the least summaries over the pipeline's live keys, per window
+// definition; ties go to the lower key, so the answer does not depend on the
+// order of a map.
+func (p *pipeline) summaries() []windowSummary {
+	out := make([]windowSummary, len(p.plan.windows))
+	for i := range out {
+		out[i].win = i
+	}
+	for id, k := range p.keys {
+		s := k.summary.Load()
+		if s == nil {
+			continue
+		}
+		o := &out[id.win]
+		if o.oldest == (windows.Window{}) || cmp.Or(cmp.Compare(s.oldest.Start, o.oldest.Start), cmp.Compare(s.oldest.End, o.oldest.End), cmp.Compare(id.key, o.oldestKey)) < 0 {
+			o.oldest, o.oldestKey = s.oldest, id.key
+		}
+		if s.next != (windows.Window{}) && (o.next == (windows.Window{}) || cmp.Or(cmp.Compare(s.next.End, o.next.End), cmp.Compare(s.next.Start, o.next.Start), cmp.Compare(id.key, o.nextKey)) < 0) {
+			o.next, o.nextKey = s.next, id.key
+		}
+	}
+	return out
 }

@@ -2,7 +2,7 @@ package actors
 
 import "math"
 
-// publishWake tells the ticker when the pipeline needs its next tick (tick_plan.go).
+// publishWake tells the ticker when the pipeline needs its next tick (topology_tick_plan.go).
 func (p *pipeline) publishWake() {
 	if p.env.ticks == nil {
 		return // replay ticks on its own clock

@@ -27,7 +27,7 @@ type streamPlan struct {
 	interval int64 // ms between periodic watermark emissions
 	windows  []int // indexes into plan.windows
 	// Where its windows' timers fall, if a status change that crosses none of them
-	// may go unsent; nil: every change is sent (quiet_watermark.go).
+	// may go unsent; nil: every change is sent (source_quiet_watermark.go).
 	quiet []timerGrid
 	// Whether its sources may skip the checks that have nothing to do: every source
 	// tick is a check of the stream (source_sleep.go).
@@ -45,7 +45,7 @@ type windowPlan struct {
 	// soleFed: every key of the window is fed by one concrete topic only
 	// (soleFeeder), so a key that comes back after passivation needs nothing saved.
 	soleFed        bool
-	passivateAfter int64 // ms; see key_passivate.go
+	passivateAfter int64 // ms; see pipeline_key_passivate.go
 }
 
 // compile builds the plan of device d; maxKeyBytes is limits.max_key_bytes.

@@ -28,8 +28,8 @@ func newReplayOrder(out *bufio.Writer) *replayOrder {
 
 // produced reserves the next place in the output for payload. The key shares
 // payload's bytes, which nothing changes once produced (an outbox entry's payload is
-// only copied from): a copy per result doubled what a burst of firings held until
-// its commit (10,000 windows closing at the end of a replay).
+// only copied from): a copy per result would double what a burst of firings
+// (thousands of windows closing at the end of a replay) holds until its commit.
 func (o *replayOrder) produced(payload []byte) {
 	seq := o.first + int64(len(o.lines))
 	o.lines = append(o.lines, nil)

@@ -33,7 +33,7 @@ type routedDevice struct {
 	plan        *plan
 	pid         *actor.PID      // the pipeline
 	sources     *sourceIndex    // the pipeline's, read to send straight to a source
-	sched       *sourceSchedule // the pipeline's, read by the ticker (tick_plan.go)
+	sched       *sourceSchedule // the pipeline's, read by the ticker (topology_tick_plan.go)
 	inflight    *inflight
 	maxInflight int64
 	overload    func()

@@ -20,8 +20,8 @@ type Publisher interface {
 const retryEvery = 1000
 
 // maxSinkInflight bounds the publishes awaiting the broker's answer. The MQTT client
-// has 65,535 packet ids; a burst of results or late records past that failed with "no
-// message IDs available" and was retried over and over.
+// has 65,535 packet ids; a burst of results or late records past that fails with "no
+// message IDs available" and would be retried over and over.
 const maxSinkInflight = 1000
 
 // maxSinkQueued bounds the committed entries the sink keeps in memory waiting for

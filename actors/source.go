@@ -37,13 +37,13 @@ type source struct {
 	restored *watermark.GeneratorState
 	reload   bool // a restart after a panic: state comes from the store
 	started  bool
-	dirty    bool // the status changed since the last flush, other than by time alone (uptime.go)
+	dirty    bool // the status changed since the last flush, other than by time alone (pipeline_uptime.go)
 	pending  pendingUnits
 	badLog   burstLog
 
 	// The idleness last sent to every window actor fed and their next timer after
-	// the watermark sent with it (quiet_watermark.go); the idleness and
-	// extrapolation base last saved (uptime.go).
+	// the watermark sent with it (source_quiet_watermark.go); the idleness and
+	// extrapolation base last saved (pipeline_uptime.go).
 	sentIdle, savedIdle    bool
 	nextDue                int64
 	savedBase, savedBaseAt int64

@@ -31,7 +31,7 @@ func compareBound(a, b *boundKey) int {
 
 // boundTo returns the window actor of id if the source has its address. Most sources
 // feed one key per window definition, so the last one found is tried before the map,
-// whose lookup (a hash of the key) was 2 % of the daemon's CPU.
+// whose lookup hashes the key for every record.
 func (s *source) boundTo(id keyID) *boundKey {
 	if b := s.lastBound; b != nil && b.is(id) {
 		return b
@@ -106,7 +106,7 @@ func (s *source) onKeyBound(ctx actor.Context, m *keyBound) {
 }
 
 // onUnbind stops sending to a window actor the pipeline is passivating and tells
-// it so, after everything sent to it before (key_passivate.go). A flush still owed
+// it so, after everything sent to it before (pipeline_key_passivate.go). A flush still owed
 // to it is not sent: if it holds changes, it stays, and its rebinding touches it.
 func (s *source) onUnbind(ctx actor.Context, m *unbind) {
 	if b, ok := s.bound.get(m.id); ok {

@@ -11,9 +11,9 @@ import (
 // Most of a gateway's sensors are quiet most of the time, and the periodic check of
 // a quiet stream finds nothing to do at almost every tick: it waits out the idle
 // timeout, or moves an idle stream's watermark short of any timer
-// (quiet_watermark.go), which is not saved either (uptime.go). Each check still
-// cost a Tick and a mailbox turn per source and interval: a tenth of a core for
-// 10,000 quiet sensors.
+// (source_quiet_watermark.go), which is not saved either (pipeline_uptime.go). Each check
+// still costs a Tick and a mailbox turn per source and interval, which thousands of
+// quiet sensors add up to a share of a core spent on nothing.
 //
 // So after its check a quiet source works out the first check that can do
 // something if no record comes (watermark.Generator.NextIdleChange, Drift) and
@@ -66,7 +66,7 @@ func (s *source) nextUsefulCheck(d watermark.Drift) int64 {
 		return s.gen.NextIdleChange() // the watermark holds until a record or mark
 	}
 	// Idle, extrapolating: a move is sent from where unheard says, and never saved
-	// (uptime.go).
+	// (pipeline_uptime.go).
 	if len(s.fed) == 0 {
 		return math.MaxInt64
 	}

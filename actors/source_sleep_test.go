@@ -138,7 +138,7 @@ func firstDifference(got, want string) string {
 // check that declares it idle, then where its extrapolated watermark reaches a timer,
 // and, after a record, at every tick again. Its gauges read as a ticked source's
 // would, and a restart would restore the watermark a ticked source had up to a second
-// before (uptime.go).
+// before (pipeline_uptime.go).
 func TestAQuietSourceSleepsUntilItsNextUsefulCheck(t *testing.T) {
 	// Windows of 10 s: timers 10 s apart.
 	topo, _, _ := newTestTopology(t, strings.Replace(quietDevice("{topic_segment: 1}"), "size: 1s", "size: 10s", 1))

@@ -329,9 +329,9 @@ type windowScratch struct {
 	out windows.Output
 	rec windows.Record
 	// enc is where a result is encoded before it is copied out at its size: encoded
-	// in place, a payload kept the spare room its growth left, up to half of it,
-	// for as long as its outbox entry lived, which adds up when 10,000 windows fire
-	// at once.
+	// in place, a payload would keep the spare room its growth left, up to half of
+	// it, for as long as its outbox entry lives, which adds up when thousands of
+	// windows fire at once.
 	enc []byte
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// A window actor's side of passivation (key_passivate.go has the pipeline's). A
+// A window actor's side of passivation (pipeline_key_passivate.go has the pipeline's). A
 // key with no window and nothing uncommitted tells the pipeline so once after a
 // flush. When its delay is over the pipeline asks whether it still is; if so, the
 // pipeline has its sources stop sending to it, and once every one has confirmed it,

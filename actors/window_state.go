@@ -122,7 +122,7 @@ func (w *window) onFlush(ctx actor.Context, m *Flush, carried *Flushed) {
 }
 
 // fedFrom reports whether every stream that fed the key since its last flush is in
-// scope (nil: all of them). See commit_soon.go.
+// scope (nil: all of them). See pipeline_commit_soon.go.
 func (w *window) fedFrom(scope map[string]struct{}) bool {
 	if scope == nil {
 		return true

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"cmp"
 	"sync/atomic"
 
 	"github.com/edged/edged/windows"
@@ -55,38 +54,6 @@ func (w *window) summarize() {
 	case cur == nil || cur.oldest != oldest || cur.next != next:
 		w.summary.Store(w.share(keySummary{oldest, next}))
 	}
-}
-
-// windowSummary is a window definition's oldest open window and next firing over
-// its live keys; a zero Window where there is none.
-type windowSummary struct {
-	win                int
-	oldestKey, nextKey string
-	oldest, next       windows.Window
-}
-
-// summaries takes the least summaries over the pipeline's live keys, per window
-// definition; ties go to the lower key, so the answer does not depend on the
-// order of a map.
-func (p *pipeline) summaries() []windowSummary {
-	out := make([]windowSummary, len(p.plan.windows))
-	for i := range out {
-		out[i].win = i
-	}
-	for id, k := range p.keys {
-		s := k.summary.Load()
-		if s == nil {
-			continue
-		}
-		o := &out[id.win]
-		if o.oldest == (windows.Window{}) || cmp.Or(cmp.Compare(s.oldest.Start, o.oldest.Start), cmp.Compare(s.oldest.End, o.oldest.End), cmp.Compare(id.key, o.oldestKey)) < 0 {
-			o.oldest, o.oldestKey = s.oldest, id.key
-		}
-		if s.next != (windows.Window{}) && (o.next == (windows.Window{}) || cmp.Or(cmp.Compare(s.next.End, o.next.End), cmp.Compare(s.next.Start, o.next.Start), cmp.Compare(id.key, o.nextKey)) < 0) {
-			o.next, o.nextKey = s.next, id.key
-		}
-	}
-	return out
 }
 
 // summaryCell is where a window actor publishes its summary: its keyRef's.

@@ -10,13 +10,13 @@ import (
 	"github.com/edged/edged/watermark"
 )
 
-// Per-topic statistics. A gateway has one source per sensor topic, often thousands;
-// a Prometheus series costs about 3 KB of heap, and a stream had nine of them per
-// topic. Each topic instead keeps a handful of atomics (about 200 bytes with its
-// index entry) that its source and window actors set on the record path, and the
-// stream collector turns them into series at scrape time: one series set per stream
-// definition by default, per topic with metrics.per_topic. /status reads the same
-// atomics for its per-topic rows.
+// Per-topic statistics. A gateway has one source per sensor topic, often thousands,
+// and a Prometheus series costs kilobytes of heap: a set of series per topic would
+// outweigh the topic's actors. Each topic instead keeps a handful of atomics (a few
+// hundred bytes with its index entry) that its source and window actors set on the
+// record path, and the stream collector turns them into series at scrape time: one
+// series set per stream definition by default, per topic with metrics.per_topic.
+// /status reads the same atomics for its per-topic rows.
 
 // Counter is a counter bumped on the record path: one atomic add, no label lookup.
 type Counter struct{ n atomic.Uint64 }

@@ -8,14 +8,14 @@ import (
 
 // Pool is the live dispatcher: it runs mailboxes on goroutines it keeps. protoactor's
 // default dispatcher starts a goroutine each time an idle mailbox gets a message, which
-// in edged is almost every message, and each new goroutine grew its stack again, copy
-// by copy, down a mailbox's call chain: 12–15 % of the daemon's CPU at 20,000 msg/s.
-// A worker that finishes a mailbox takes the next one instead.
+// in edged is almost every message, and each new goroutine grows its stack again,
+// copy by copy, down a mailbox's call chain: a cost on nearly every message. A
+// worker that finishes a mailbox takes the next one instead.
 //
 // Most mailboxes are scheduled by a running actor sending to an idle one (router to
-// pipeline to source to window). Handing each to another worker woke a parked
+// pipeline to source to window). Handing each to another worker would wake a parked
 // goroutine and, through the Go scheduler, a parked thread (a futex) per message.
-// Such a mailbox now waits in a queue that the running workers take from when their
+// So such a mailbox waits in a queue that the running workers take from when their
 // turn ends, Go's runnext idea; a parked worker is woken only when more mailboxes wait
 // than workers run, and while fewer workers run than there are cores. A worker that
 // stays in one turn for a whole stall period (a commit waiting for the disk, a flood

@@ -89,8 +89,8 @@ func (r *pendingRestore) key(window, key string) int {
 
 // drop forgets the restore once it is done or the pipeline stops, and lets the store
 // drop the versions its snapshot kept. A pipeline that stops mid-restore still takes
-// the restoreMore it sent itself, and with nothing left it restores nothing: the
-// restore used to go on over the dropped index, panic, and have the stopping
+// the restoreMore it sent itself, and with nothing left it restores nothing: a
+// restore going on over the dropped index would panic and have the stopping
 // pipeline restarted.
 func (r *pendingRestore) drop() {
 	if r.index != nil {
@@ -103,7 +103,7 @@ func (r *pendingRestore) drop() {
 // queue takes a device's index for restore: the keys and streams of configured
 // windows and streams, whose saved definition is unchanged (or was never saved).
 // The index lists the keys that hold windows only: one that holds none was
-// passivated, or will be (key_passivate.go), and its next reading brings it back.
+// passivated, or will be (pipeline_key_passivate.go), and its next reading brings it back.
 func (p *pipeline) queue(ix *persist.DeviceIndex) {
 	r := &p.pending
 	r.index = ix

@@ -6,7 +6,8 @@ import (
 )
 
 // replies recycles Flushed replies with the main unit each embeds: an actor flushes
-// every commit interval, and a new reply per flush was two allocations per event.
+// every commit interval, and a reply made afresh at each flush would be two
+// allocations more on the record path.
 //
 // Lifetime: an actor takes a reply at its first change after a flush
 // (pendingUnits.unit), or at the flush if it has none, and sends it to its committer

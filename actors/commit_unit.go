@@ -108,10 +108,10 @@ type valvePut struct {
 	inputs              []watermark.ValveInput
 }
 
-// valveDrop deletes the saved valve of a passivated key (key_passivate.go).
+// valveDrop deletes the saved valve of a passivated key (pipeline_key_passivate.go).
 type valveDrop struct{ device, window, key string }
 
-// streamDrop deletes the saved state of a forgotten stream (source_passivate.go).
+// streamDrop deletes the saved state of a forgotten stream (pipeline_source_passivate.go).
 type streamDrop struct{ device, stream string }
 
 type defPut struct {

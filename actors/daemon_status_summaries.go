@@ -16,7 +16,7 @@ const statusTimeout = 500 * time.Millisecond
 
 // windowSummaries asks every pipeline for its window definitions' oldest open
 // window and next firing, then the key of each next firing for its watermark:
-// what /status shows per window definition (window_summary.go).
+// what /status shows per window definition (window_summary.go, pipeline_explain.go).
 func (d *Daemon) windowSummaries() []status.WindowSummary {
 	devs := d.devices()
 	asked := make([]*actor.Future, len(devs))

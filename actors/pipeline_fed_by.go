@@ -7,7 +7,7 @@ import (
 
 // fedBy is the window actors each stream fed, in first-fed order. Most streams feed
 // one key per window definition, so a stream's first key sits in a map of its own: a
-// gateway has an entry per sensor, and a slice each cost it 30 bytes more.
+// gateway has an entry per sensor, and a slice for each would cost it more.
 type fedBy struct {
 	first map[string]*keyRef
 	more  map[string][]*keyRef

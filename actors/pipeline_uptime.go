@@ -7,11 +7,11 @@ import (
 )
 
 // An idle stream in advance mode moves its watermark at every check, and a restart
-// should resume it where it was. Saving each move cost a state write per idle topic:
-// with 10,000 idle sensors, 10,000 Badger writes and 1.3 MB on the disk a second of
-// a gateway doing nothing, wearing out its flash.
+// should resume it where it was. Saving each move would cost a state write per idle
+// topic and check: with thousands of idle sensors, thousands of Badger writes a
+// second of a gateway doing nothing, wearing out its flash.
 //
-// A source now saves its state when the stream goes idle, with the base its watermark
+// So a source saves its state when the stream goes idle, with the base its watermark
 // is extrapolated from (watermark.GeneratorState.Base), and not again until something
 // other than time moves it: a record, a mark. Instead the pipeline saves, once a
 // second while any of its sources saved such a state, how long the device has run:

@@ -13,7 +13,8 @@ import (
 // status changes: five times a second for a stream whose watermark moves, a message
 // and a mailbox turn per window actor, which then takes part in the next flush. For
 // a stream that went idle in advance mode the watermark moves at every check, so a
-// gateway with thousands of quiet sensors spent half a core on it doing nothing.
+// gateway with thousands of quiet sensors would spend a large share of a core on it
+// doing nothing.
 //
 // Most of those sends change nothing a window actor does. It acts on its watermark
 // only where a window's timer is due (a firing at End-1, a cleanup at

@@ -14,3 +14,10 @@ type (
 // resultsQueue names a device's result outbox; each device has its own queues so
 // order is kept per device.
 func resultsQueue(device string) string { return "res/" + device }
+
+// DeviceQueues names the outbox queues a device's pipeline writes: its committed
+// results for the local broker and its records for upstream. Tools that delete a
+// device's state (edged prune) delete these with it.
+func DeviceQueues(device string) []string {
+	return []string{resultsQueue(device), outbox.UpstreamQueue(device)}
+}

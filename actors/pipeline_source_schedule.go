@@ -12,7 +12,7 @@ import (
 
 // How a pipeline reaches its sources without visiting those with nothing to do. A
 // gateway's sources are mostly quiet, and a tick or a flush that looked at each of
-// them cost as much as the gateway had ever seen sensors, not as much as were
+// them would cost as much as the gateway had ever seen sensors, not as much as are
 // reporting. So the pipeline keeps:
 //
 //   - awake: the sources that want every tick, by rank;
@@ -34,15 +34,15 @@ type sourceSchedule struct {
 	woken  handleStack
 	dirty  handleStack
 	// flushable are the sources taken from dirty, not flushed yet: a scoped flush
-	// asks only some of them (commit_soon.go).
+	// asks only some of them (pipeline_commit_soon.go).
 	flushable []*sourceHandle
 	nextRank  uint64
 	// advancing counts the sources, running or passivated, whose saved state
-	// extrapolates from the device's uptime (uptime.go).
+	// extrapolates from the device's uptime (pipeline_uptime.go).
 	advancing atomic.Int64
 
 	// wake is the earliest processing time (ms) the pipeline needs a tick, as it
-	// published after its last message; ticks asks the ticker for one (tick_plan.go).
+	// published after its last message; ticks asks the ticker for one (topology_tick_plan.go).
 	wake  atomic.Int64
 	ticks *tickPlan
 }
@@ -183,7 +183,7 @@ func (s *sourceSchedule) flushAll() []*sourceHandle {
 }
 
 // flushOne makes h clean and reports whether it held changes, for a flush of some
-// sources only (commit_soon.go). One that reported its changes since the stack was
+// sources only (pipeline_commit_soon.go). One that reported its changes since the stack was
 // last taken is taken first.
 func (s *sourceSchedule) flushOne(h *sourceHandle) bool {
 	if h.dirty.Load() == dirtyPushed {
@@ -213,7 +213,7 @@ func (h *sourceHandle) setAdvancing(v bool) {
 }
 
 // setStatus notes the status h's source sent its window actors (or would have, had
-// it fed any), for a window actor that comes back (key_passivate.go reactivate).
+// it fed any), for a window actor that comes back (pipeline_key_passivate.go reactivate).
 // Called by the source itself.
 func (h *sourceHandle) setStatus(st watermark.Status) {
 	wm := min(max(st.Watermark, -statusLimit), statusLimit) // Min and Max land on the limits

@@ -29,15 +29,12 @@ func applyMemoryBudget(budget int64, log *slog.Logger) {
 }
 
 // gcPercent is the GOGC for a memory budget: how far the heap may grow past what
-// is live before the next collection. Go's 100 lets a gateway's 20–30 MiB of live
-// heap double; up to half of bigBudget, the default budget included, edged lets it
-// grow by half, rising to 100 at bigBudget. Measured run by run with -only rss and
-// -only cpu on a quiet 2-core VM: peak RSS 58–61 against 69–73 MiB (QoS 0 at
-// 60,000 msg/s), 75–78 against 83–86 (QoS 1 at 30,000), 139–143 against 153–163
-// (10,000 open windows), for 3–7 % more CPU per message; result latency at 10,000
-// msg/s p99 8–26 ms at 50 and 8–13 at 100. On a machine whose cores were busy with
-// other work, 50 had doubled that latency (p50 81–89 against 32–47 ms): a gateway
-// short of CPU rather than memory sets limits.memory to 512MiB or GOGC=100.
+// is live before the next collection. Go's 100 lets a gateway's live heap double;
+// up to half of bigBudget, the default budget included, edged lets it grow by half,
+// rising to 100 at bigBudget: a lower peak RSS for a little more CPU per message.
+// Where the cores are busy with other work the extra collections cost result
+// latency, so a gateway short of CPU rather than memory sets limits.memory to
+// 512MiB or GOGC=100.
 func gcPercent(budget int64) int {
 	return int(min(max(budget*100/bigBudget, 50), 100))
 }

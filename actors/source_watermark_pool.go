@@ -7,8 +7,8 @@ import (
 )
 
 // watermarks recycles the watermark changes a source sends to its window actors: a
-// periodic emit per source and watermark interval was the most frequent allocation
-// left per event.
+// source emits one every watermark interval, so made afresh they would be the most
+// frequent allocation on the record path.
 //
 // Lifetime: source.emit takes one, counts the window actors it sends it to in
 // holders, and reads nothing of it after the last send. Each window actor calls done

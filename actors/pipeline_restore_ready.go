@@ -10,7 +10,7 @@ import (
 // A device pipeline takes messages once its first Started has read the device's
 // saved state and queued it for restore: the streams and keys themselves come back
 // in chunks between messages, and any of them a message needs comes back first (see
-// restore.go). Until every pipeline has got that far, messages for its device wait
+// pipeline_restore.go). Until every pipeline has got that far, messages for its device wait
 // and edged is not ready: /healthz says so rather than 200. Keys still restoring in
 // the background do not hold readiness; /status shows them.
 
