@@ -17,6 +17,7 @@ type childArgs struct {
 	durability  string
 	input       string // replay file; broker URL of a daemon child
 	qos         int
+	commit      time.Duration // a daemon child's commit interval
 	dir         string
 	keepOpen    bool
 	cpuProfile  string // a daemon child's CPU profile file, from ready to stop
@@ -28,6 +29,7 @@ func (a *childArgs) register() {
 	flag.StringVar(&a.input, "input", "", "internal: replay file of a child")
 	flag.StringVar(&a.dir, "dir", "", "internal: working directory of a child")
 	flag.IntVar(&a.qos, "qos", 1, "internal: QoS of a daemon child's subscription")
+	flag.DurationVar(&a.commit, "commit-interval", benchCommit, "internal: a daemon child's commit interval")
 	flag.StringVar(&a.cpuProfile, "child-cpuprofile", "", "internal: a daemon child writes its CPU profile here")
 	flag.StringVar(&a.heapProfile, "child-heapprofile", "", "internal: a daemon or replay child writes a heap profile near its peak here")
 	flag.BoolVar(&a.keepOpen, "keep-open", false, "internal: a replay child leaves its windows open in its data dir")

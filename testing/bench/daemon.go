@@ -29,16 +29,17 @@ type daemonProc struct {
 	stopped    bool
 }
 
-// startDaemon starts a daemon working in dir against the broker at url and
+// startDaemon starts a daemon working in dir against the broker at url,
+// subscribing at qos and committing every commit, and
 // returns once it has subscribed (its state may still be restoring). It runs the
 // release build of edged (o.edgedBinary), so the live rows measure the binary a
 // gateway runs. Non-empty profiles are files to write the daemon's CPU profile and its
 // heap profile near the peak to; only this binary's daemon child can, so a
 // profiled run measures that child instead (about 2 MiB more RSS: its binary
 // carries the benchmark and symbols).
-func startDaemon(dir, url string, qos int, o *options, cpuProfile, heapProfile string) (*daemonProc, error) {
+func startDaemon(dir, url string, qos int, commit time.Duration, o *options, cpuProfile, heapProfile string) (*daemonProc, error) {
 	if cpuProfile != "" || heapProfile != "" {
-		return startDaemonChild(dir, url, qos, cpuProfile, heapProfile)
+		return startDaemonChild(dir, url, qos, commit, cpuProfile, heapProfile)
 	}
 	bin, err := o.edgedBinary()
 	if err != nil {
@@ -49,7 +50,7 @@ func startDaemon(dir, url string, qos int, o *options, cpuProfile, heapProfile s
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	_, config, err := writeConfig(dir, "process", url, addr, qos)
+	_, config, err := writeConfig(dir, "process", url, addr, qos, commit)
 	if err != nil {
 		return nil, err
 	}
@@ -80,12 +81,12 @@ func startDaemon(dir, url string, qos int, o *options, cpuProfile, heapProfile s
 }
 
 // startDaemonChild starts this binary's daemon child, which can profile itself.
-func startDaemonChild(dir, url string, qos int, cpuProfile, heapProfile string) (*daemonProc, error) {
+func startDaemonChild(dir, url string, qos int, commit time.Duration, cpuProfile, heapProfile string) (*daemonProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-child-cpuprofile", cpuProfile, "-child-heapprofile", heapProfile)
+	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-commit-interval", commit.String(), "-child-cpuprofile", cpuProfile, "-child-heapprofile", heapProfile)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -164,7 +165,7 @@ func (d *daemonProc) stop() error {
 // childDaemon is `edged run` on the benchmark config: it prints its metrics
 // address once it takes messages and stops cleanly on SIGTERM.
 func childDaemon(a *childArgs) error {
-	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos)
+	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos, a.commit)
 	if err != nil {
 		return err
 	}

@@ -32,12 +32,15 @@ type trial struct {
 	window    time.Duration // first publish to grace after the last: the CPU window
 	edgedCPU  float64       // CPU seconds of each process within the window
 	brokerCPU float64
-	benchCPU  float64 // the publisher and the result collector
-	otherCPU  float64 // every other process on the machine
-	maxRSS    float64 // daemon's peak RSS, MiB
-	rssParts  rssPeak // what the daemon's resident set was made of at its sampled peak
-	rows      int     // result rows checked against the oracle
+	benchCPU  float64    // the publisher and the result collector
+	otherCPU  float64    // every other process on the machine
+	written   diskWrites // what edged had written to storage within the window
+	payload   int64      // payload bytes published
+	maxRSS    float64    // daemon's peak RSS, MiB
+	rssParts  rssPeak    // what the daemon's resident set was made of at its sampled peak
+	rows      int        // result rows checked against the oracle
 	latencies []time.Duration
+	load      string // 1-minute load average when the trial ended
 	ok        bool
 	why       string
 }
@@ -148,10 +151,27 @@ func searchRate(dir string, qos int, o *options, res *liveResult) error {
 	return nil
 }
 
-// runTrial runs one trial against a fresh Mosquitto: a broker shared between
+// trialSpec is what one live trial runs: its QoS and rate, how long it
+// publishes, how fast event time runs and how often the daemon commits.
+type trialSpec struct {
+	qos    int
+	rate   float64
+	span   time.Duration
+	pace   int64 // event time per wall time
+	commit time.Duration
+}
+
+// runTrial runs one of the high-rate trials: o.liveSeconds of publishing, event
+// time speedup times the wall clock, the bench's commit interval.
+func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
+	return runSpec(dir, trialSpec{qos: qos, rate: rate, span: o.liveSeconds, pace: speedup, commit: benchCommit}, o)
+}
+
+// runSpec runs one trial against a fresh Mosquitto: a broker shared between
 // trials would keep queueing QoS 1 copies for the previous daemons' persistent
 // sessions and hand the next daemon what they left.
-func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
+func runSpec(dir string, sp trialSpec, o *options) (*trial, error) {
+	qos, rate := sp.qos, sp.rate
 	t := &trial{rate: rate, qos: qos}
 	mq, err := startMosquitto(mustTemp(dir, "mosquitto-"))
 	if err != nil {
@@ -167,14 +187,14 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	if o.heapProfile != "" {
 		heapProfile = fmt.Sprintf("%s-qos%d-%.0f.pprof", o.heapProfile, qos, rate)
 	}
-	d, err := startDaemon(sub, mq.url, qos, o, cpuProfile, heapProfile)
+	d, err := startDaemon(sub, mq.url, qos, sp.commit, o, cpuProfile, heapProfile)
 	if err != nil {
 		return nil, err
 	}
 	defer d.stop()
 	metricsURL, stop := d.metricsURL, d.stop
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*o.liveSeconds+20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*sp.span+20*time.Second)
 	defer cancel()
 	col, err := collect(ctx, mq.url)
 	if err != nil {
@@ -200,7 +220,7 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	// has acknowledged every QoS 1 publish by then: what edged counts later
 	// was not processed within the trial.
 	ended := make(chan error, 1)
-	s, err := publishFeed(ctx, pub, byte(qos), rate, o.sensors, o.liveSeconds, func() {
+	s, err := publishFeed(ctx, pub, byte(qos), rate, o.sensors, sp.span, sp.pace, func() {
 		var err error
 		t.atEnd, _, err = scrape(metricsURL)
 		if err != nil {
@@ -220,6 +240,7 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 			t.window = time.Since(began)
 			t.edgedCPU, t.brokerCPU, t.benchCPU = c1.edged-c0.edged, c1.broker-c0.broker, c1.bench-c0.bench
 			t.otherCPU = max(c1.machine-c0.machine-t.edgedCPU-t.brokerCPU-t.benchCPU, 0)
+			t.written = diskWrites{c1.io.written - c0.io.written, c1.io.cancelled - c0.io.cancelled}
 		})
 	})
 	if err != nil {
@@ -234,7 +255,8 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 	if t.maxRSS, err = procHWM(pid); err != nil {
 		return nil, err
 	}
-	t.sent, t.failed, t.paced = s.total, s.failed, s.paced
+	t.sent, t.failed, t.paced, t.payload = s.total, s.failed, s.paced, s.bytes
+	t.load = loadAverage()
 
 	col.awaitResults(due(s), 2*time.Second)
 	got, decodeErrs := col.snapshot()
@@ -261,8 +283,11 @@ func runTrial(dir string, qos int, rate float64, o *options) (*trial, error) {
 }
 
 // cpuSample is the CPU seconds used so far by edged, the broker, this process
-// and the whole machine.
-type cpuSample struct{ edged, broker, bench, machine float64 }
+// and the whole machine, and what edged has written to storage.
+type cpuSample struct {
+	edged, broker, bench, machine float64
+	io                            diskWrites
+}
 
 func readCPU(edgedPID, brokerPID int) (cpuSample, error) {
 	var c cpuSample
@@ -274,6 +299,9 @@ func readCPU(edgedPID, brokerPID int) (cpuSample, error) {
 		return c, err
 	}
 	if c.machine, err = machineBusy(); err != nil {
+		return c, err
+	}
+	if c.io, err = procIO(edgedPID); err != nil {
 		return c, err
 	}
 	c.bench = selfCPU()

@@ -4,7 +4,8 @@
 // actors' BenchmarkReplay and BenchmarkHeapPerIdleKey, restarts edged on
 // 100,000 open windows, and runs live trials through a private Mosquitto at
 // QoS 0 and QoS 1: CPU per message at a fixed rate, the highest rate edged
-// sustains, and result latency.
+// sustains, and result latency. Its gateway rows (gateway.go) take edged at
+// rest, at 250 msg/s and writing to disk at 1,000 msg/s, each against its target.
 //
 // A live trial is honest about what it counts: event time runs speedup times
 // faster than the wall clock so windows close while publishing, a message
@@ -18,8 +19,9 @@
 // (-edged names another build), the replays this binary re-executed with -child.
 // Live CPU comes from /proc/<pid>/stat over the trial alone.
 //
-// It is a program, not a test: run it with `go run ./testing/bench` (about 7
-// minutes on 2 cores) or `go run ./testing/bench -quick` (about 2 minutes).
+// It is a program, not a test: run it with `go run ./testing/bench` (about 10
+// minutes on 2 cores, 4 of them the gateway rows) or `go run ./testing/bench
+// -quick` (about 3 minutes).
 // It imports whatever it measures; nothing imports it.
 package main
 
@@ -41,6 +43,9 @@ type options struct {
 	rate        float64 // readings/s per sensor in the generated file
 	liveSeconds time.Duration
 	liveBudget  time.Duration
+	idleSpan    time.Duration // the idle row's count
+	lowSpan     time.Duration // publishing time of a low-rate gateway trial
+	flashSpan   time.Duration // publishing time of a flash gateway trial
 	skipLive    bool
 	only        string
 	cpuProfile  string // prefix of the live daemons' CPU profiles; none if empty
@@ -59,8 +64,11 @@ func main() {
 	flag.Float64Var(&o.rate, "rate", 10, "readings per second of each sensor in the generated file")
 	flag.DurationVar(&o.liveSeconds, "live-trial", 5*time.Second, "publishing time of one live trial")
 	flag.DurationVar(&o.liveBudget, "live-budget", 100*time.Second, "time allowed for each live rate search")
+	flag.DurationVar(&o.idleSpan, "idle", 30*time.Second, "how long the idle row counts edged's CPU")
+	flag.DurationVar(&o.lowSpan, "low-trial", 30*time.Second, "publishing time of a 250 msg/s gateway trial")
+	flag.DurationVar(&o.flashSpan, "flash-trial", 60*time.Second, "publishing time of a 1,000 msg/s gateway trial (long enough for Badger's memtable flushes and compactions)")
 	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
-	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s), rss (peak RSS: QoS 0 at 60,000 and QoS 1 at 30,000 msg/s, and the 10,000-open-window replay) or restart (100,000 open windows)")
+	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s), rss (peak RSS: QoS 0 at 60,000 and QoS 1 at 30,000 msg/s, and the 10,000-open-window replay), restart (100,000 open windows), or a group of gateway rows: idle (CPU with nothing arriving), low (CPU per message and result latency at 250 msg/s, QoS 0 and 1) or flash (bytes written per reading at 1,000 msg/s, QoS 0 and 1)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write each live trial's daemon CPU profile to this prefix + -qos<N>-<rate>.pprof")
 	flag.StringVar(&o.heapProfile, "heapprofile", "", "write each live trial's daemon heap profile near its peak to this prefix + -qos<N>-<rate>.pprof (and -only rss's replay to prefix + -replay.pprof)")
 	flag.StringVar(&o.edged, "edged", "", "the edged binary the live trials and the restart run (default: cmd/edged built with the release flags)")
@@ -71,6 +79,9 @@ func main() {
 		o.records = min(o.records, 200_000)
 		o.liveSeconds = min(o.liveSeconds, 3*time.Second)
 		o.liveBudget = min(o.liveBudget, 30*time.Second)
+		o.idleSpan = min(o.idleSpan, 10*time.Second)
+		o.lowSpan = min(o.lowSpan, 10*time.Second)
+		o.flashSpan = min(o.flashSpan, 20*time.Second)
 	}
 	if o.child != "" {
 		if err := runChild(o.child, &o.childArgs); err != nil {
@@ -157,14 +168,23 @@ func run(o *options) error {
 	}
 	fmt.Fprintln(os.Stderr, "go test -bench BenchmarkReplay, BenchmarkHeapPerIdleKey")
 	tg.gob = runGoBench()
+	var gw *gateway
 	if !o.skipLive {
 		if tg.live, err = liveSearch(dir, o); err != nil {
+			return err
+		}
+		gw = &gateway{fullLoad: tg.live.best[1]}
+		if err := runGateway(dir, o, gw, onlyIdle, onlyLow, onlyFlash); err != nil {
 			return err
 		}
 	}
 	printTable(os.Stdout, o, rows, loop)
 	fmt.Fprintln(os.Stdout)
 	tg.print(os.Stdout, o)
+	if gw != nil {
+		fmt.Fprintln(os.Stdout)
+		gw.print(os.Stdout, o)
+	}
 	fmt.Fprintf(os.Stdout, "\n(took %s; 1-minute load average %s at the start, %s at the end)\n",
 		time.Since(began).Round(time.Second), load, loadAverage())
 	return nil

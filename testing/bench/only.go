@@ -13,6 +13,9 @@ const (
 	onlyCPU     = "cpu"     // the fixed-rate CPU trials at cpuRate, QoS 0 and 1
 	onlyRestart = "restart" // the restart with restartWindows open windows
 	onlyRSS     = "rss"     // peak RSS: live trials at rssRate and the replay of wideSensors open windows
+	onlyIdle    = "idle"    // the gateway row of CPU with nothing arriving
+	onlyLow     = "low"     // the gateway rows at lowRate: CPU per message, QoS 0 and 1, and result latency
+	onlyFlash   = "flash"   // the gateway rows at flashRate: bytes written per reading, QoS 0 and 1
 )
 
 // rssRate is the rate per QoS of -only rss's live trials: near the highest rates
@@ -45,6 +48,12 @@ func runOnly(o *options) error {
 		}
 	case onlyRSS:
 		return runOnlyRSS(dir, o)
+	case onlyIdle, onlyLow, onlyFlash:
+		var g gateway
+		if err := runGateway(dir, o, &g, o.only); err != nil {
+			return err
+		}
+		g.print(os.Stdout, o)
 	case onlyRestart:
 		r, err := measureRestart(dir, o)
 		if err != nil {
@@ -52,7 +61,7 @@ func runOnly(o *options) error {
 		}
 		fmt.Printf("restart with %d open windows: %s\n", restartWindows, r)
 	default:
-		return fmt.Errorf("-only %q: want %q, %q, %q or %q", o.only, onlyLatency, onlyCPU, onlyRSS, onlyRestart)
+		return fmt.Errorf("-only %q: want %q, %q, %q, %q, %q, %q or %q", o.only, onlyLatency, onlyCPU, onlyRSS, onlyRestart, onlyIdle, onlyLow, onlyFlash)
 	}
 	return nil
 }
@@ -66,7 +75,11 @@ func runOnlyRSS(dir string, o *options) error {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "live QoS %d: %s\n", qos, t)
-		fmt.Printf("RSS QoS %d at %s msg/s: peak %.0f MiB, at its highest sample %s (sustained %v, %.1f µs/msg)\n", qos, thousands(rssRate[qos]), t.maxRSS, &t.rssParts, t.ok, t.edgedCPU/float64(t.sent)*1e6)
+		fmt.Printf("RSS QoS %d at %s msg/s: peak %.0f MiB, at its highest sample %s (sustained %v, %.1f µs/msg)", qos, thousands(rssRate[qos]), t.maxRSS, &t.rssParts, t.ok, t.edgedCPU/float64(t.sent)*1e6)
+		if qos == 1 {
+			fmt.Printf("; target ≤ %d MiB holds: %s", rssTarget, yesNo(t.maxRSS <= rssTarget))
+		}
+		fmt.Println()
 	}
 	wide := filepath.Join(dir, "wide.jsonl")
 	if err := generateFeed(wide, wideSensors*5, wideSensors, o.rate); err != nil {

@@ -16,3 +16,17 @@ func TestRSSPeakKeepsTheHighestVmRSSAndItsSplit(t *testing.T) {
 		t.Errorf("peak = %+v, want %+v", p, want)
 	}
 }
+
+func TestParseProcIOReadsTheBytesWrittenAndCancelled(t *testing.T) {
+	text := "rchar: 5\nwchar: 7\nsyscr: 1\nsyscw: 1\nread_bytes: 4096\nwrite_bytes: 81920\ncancelled_write_bytes: 8192\n"
+	w, err := parseProcIO(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (diskWrites{written: 81920, cancelled: 8192}); w != want {
+		t.Errorf("parseProcIO = %+v, want %+v", w, want)
+	}
+	if _, err := parseProcIO("rchar: 5\n"); err == nil {
+		t.Error("parseProcIO of a text without write_bytes: no error")
+	}
+}

@@ -67,7 +67,7 @@ func measureRestart(dir string, o *options) (*restart, error) {
 		return nil, err
 	}
 	began := time.Now()
-	d, err := startDaemon(sub, mq.url, 1, o, "", "")
+	d, err := startDaemon(sub, mq.url, 1, benchCommit, o, "", "")
 	if err != nil {
 		return nil, err
 	}
