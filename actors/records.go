@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/edged/edged/actors/status"
+	"github.com/edged/edged/internal/escape"
 	"github.com/edged/edged/windows"
 )
 
@@ -130,16 +131,6 @@ func appendFloat(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
-// appendString quotes s; names and keys rarely need escaping, so the common case
-// copies without allocating.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
+// appendString quotes s as JSON (escape.AppendJSON, the quoting the replay
+// files of internal/sim use too).
+func appendString(b []byte, s string) []byte { return escape.AppendJSON(b, s) }

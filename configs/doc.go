@@ -9,7 +9,8 @@
 // The YAML lives beside the code: examples/ (a commented daemon file and two
 // device files) and demo/ (embedded in the binary, see Embedded).
 //
-// configs may import watermark/, windows/, yaml.v3 and the standard library. It
+// configs may import watermark/, windows/, internal/redact (a URL in a message),
+// yaml.v3 and the standard library. It
 // must not import mqtt/, persist/, actors/ or anything that does I/O beyond
 // reading the config and TLS files.
 package configs

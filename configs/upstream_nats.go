@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nkeys"
+
+	"github.com/edged/edged/internal/redact"
 )
 
 // UpstreamNATS holds what only a NATS JetStream upstream (upstream.url nats://…)
@@ -70,7 +72,7 @@ func natsSchema(n *UpstreamNATS) []field {
 func (r *report) natsURL(path, raw string) {
 	for _, one := range strings.Split(raw, ",") {
 		u, err := url.Parse(strings.TrimSpace(one))
-		shown := redactURL(one)
+		shown := redact.URL(one)
 		switch {
 		case err != nil || u.Scheme != "nats":
 			r.at(path, "%q must start with nats:// (a list of servers is comma-separated)", shown)
@@ -150,7 +152,7 @@ func (d *Daemon) rejectNATSOnly(r *report) {
 		{"upstream.jetstream", r.pos.has("upstream.jetstream") || n.JetStream.CreateStream},
 	} {
 		if f.set {
-			r.at(f.path, "is only for a NATS JetStream upstream (upstream.url nats://…), not %s", redactURL(d.Upstream.URL))
+			r.at(f.path, "is only for a NATS JetStream upstream (upstream.url nats://…), not %s", redact.URL(d.Upstream.URL))
 		}
 	}
 }

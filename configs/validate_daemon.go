@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/edged/edged/internal/redact"
 )
 
 var (
@@ -126,7 +128,7 @@ func (r *report) brokerURL(path, raw string, embeddedOK bool) {
 		return
 	}
 	u, err := url.Parse(raw)
-	raw = redactURL(raw) // the messages below quote it; a password must not reach a log
+	raw = redact.URL(raw) // the messages below quote it; a password must not reach a log
 	if err != nil || !slices.Contains(brokerSchemes, u.Scheme) {
 		if embeddedOK {
 			r.at(path, "%q must start with tcp://, mqtt://, mqtts://, ssl://, tls://, ws:// or wss://, or be %q", raw, EmbeddedBroker)

@@ -7,8 +7,9 @@ import (
 )
 
 // paho writes each packet to the connection on its own, one write(2) per PUBACK: edged
-// acknowledges a commit's messages together, a few hundred at a time at 20,000 msg/s,
-// and those writes were 7 % of its CPU at QoS 1. Plain TCP connections take writes
+// acknowledges a commit's messages together, a few hundred at a time under load, and a
+// system call for each is a sizeable share of its CPU at QoS 1 (docs/performance.md,
+// "Measurements behind the code"). Plain TCP connections take writes
 // into a buffer instead, and one goroutine writes out whatever gathered while it was
 // busy: the packets paho writes back to back go out together, and a lone packet goes
 // out as soon as that goroutine runs, so nothing waits for a timer.

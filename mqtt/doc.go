@@ -8,5 +8,7 @@
 // Other packages see only edged's own types (Message, Reading, ...): no paho
 // or fastjson type leaves this package. It may import paho, fastjson, the
 // standard library, golang.org/x/sys/unix (the hold watch's poll(2)) and, for
-// embedded.go only, nats-server; it must not import any other edged package.
+// embedded.go only, nats-server. Of edged it imports only internal/escape (topic
+// levels) and internal/redact (URLs in logs), which import nothing but the
+// standard library.
 package mqtt

@@ -2,10 +2,10 @@ package mqtt
 
 import (
 	"errors"
-	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/edged/edged/internal/escape"
 )
 
 // ErrInvalidTopic is what Publish reports for a topic the broker would refuse.
@@ -19,7 +19,7 @@ const MaxTopicBytes = 65535
 // EmptyLevel is what EscapeLevel makes of the empty string: an empty level
 // would merge with its neighbours ("a//b"), and "%" alone is never the escape
 // of anything else.
-const EmptyLevel = "%"
+const EmptyLevel = escape.Empty
 
 // EscapeLevel makes a value taken from data (a key) safe as one topic level:
 // it can add no level, no wildcard and nothing the broker refuses. The bytes
@@ -28,36 +28,7 @@ const EmptyLevel = "%"
 // invalid UTF-8 become %XX (upper-case hex), as in a URL; the empty string
 // becomes EmptyLevel. Everything else is kept, so ordinary keys are unchanged.
 // UnescapeLevel reverses it.
-func EscapeLevel(s string) string {
-	if s == "" {
-		return EmptyLevel
-	}
-	var b []byte // nil while s needs no escaping
-	for i := 0; i < len(s); {
-		n := keepAt(s, i)
-		if n > 0 {
-			if b != nil {
-				b = append(b, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		if b == nil {
-			b = append(make([]byte, 0, len(s)+8), s[:i]...)
-		}
-		_, n = utf8.DecodeRuneInString(s[i:])
-		for _, c := range []byte(s[i : i+n]) {
-			b = append(b, '%', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i += n
-	}
-	if b == nil {
-		return s
-	}
-	return string(b)
-}
-
-const hexDigits = "0123456789ABCDEF"
+func EscapeLevel(s string) string { return escape.Token(s, keepAt) }
 
 // keepAt returns the length of the rune at s[i] if EscapeLevel keeps it as it
 // is, or 0 if it must be escaped.
@@ -95,14 +66,7 @@ func allowedAt(s string, i int) int {
 
 // UnescapeLevel returns the value EscapeLevel made level from.
 func UnescapeLevel(level string) (string, error) {
-	if level == EmptyLevel {
-		return "", nil
-	}
-	v, err := url.PathUnescape(level)
-	if err != nil {
-		return "", fmt.Errorf("topic level %q: %w", level, err)
-	}
-	return v, nil
+	return escape.UnescapeToken(level, "topic level")
 }
 
 // ValidTopicName reports whether the broker accepts topic in a PUBLISH: not

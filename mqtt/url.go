@@ -5,24 +5,14 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"strings"
+
+	"github.com/edged/edged/internal/redact"
 )
 
 // RedactURL returns raw with its userinfo (user and password) replaced by
-// "xxxxx", for logs and errors. It needs no valid URL: everything between the
-// scheme and the last "@" goes, so a password with an unescaped "/" or "@" is
-// hidden too (an "@" in a path hides more than it must, never less).
-func RedactURL(raw string) string {
-	scheme, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		scheme, rest = raw[:i+3], raw[i+3:]
-	}
-	at := strings.LastIndexByte(rest, '@')
-	if at < 0 {
-		return raw
-	}
-	return scheme + "xxxxx" + rest[at:]
-}
+// "xxxxx", for logs and errors, by redact.URL's rule: the broker URL a user of
+// this package shows is hidden as every other URL edged logs.
+func RedactURL(raw string) string { return redact.URL(raw) }
 
 // parseBrokerURL checks a broker URL and adds the default port where the
 // scheme has one, so errors and logs name the exact address dialled.

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/edged/edged/internal/redact"
 )
 
 const (
@@ -101,7 +102,7 @@ func Connect(o Options) (*Publisher, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", redact(o.URL), err)
+		return nil, fmt.Errorf("connecting to %s: %w", redactList(o.URL), err)
 	}
 	js, err := jetstream.New(nc,
 		jetstream.WithPublishAsyncMaxPending(o.MaxPending),
@@ -219,14 +220,12 @@ func (p *Publisher) WaitConnected(ctx context.Context) error {
 	}
 }
 
-// redact hides the userinfo of the URLs in s, as edged's logs never show a password.
-func redact(s string) string {
+// redactList hides the userinfo of each URL of a comma-separated server list,
+// as edged's logs never show a password.
+func redactList(s string) string {
 	parts := strings.Split(s, ",")
 	for i, raw := range parts {
-		if u, err := url.Parse(strings.TrimSpace(raw)); err == nil && u.User != nil {
-			u.User = url.User("xxxxx")
-			parts[i] = u.String()
-		}
+		parts[i] = redact.URL(raw)
 	}
 	return strings.Join(parts, ",")
 }

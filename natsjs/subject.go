@@ -1,17 +1,17 @@
 package natsjs
 
 import (
-	"fmt"
-	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/edged/edged/internal/escape"
 )
 
 // EmptyToken is what EscapeToken makes of the empty string: an empty token would
 // make the subject invalid ("a..b"), and "%" alone is never the escape of anything
 // else.
-const EmptyToken = "%"
+const EmptyToken = escape.Empty
 
 // EscapeToken makes a value taken from data (a device id, a topic level) safe as
 // one subject token: it can add no token, no wildcard and nothing the server
@@ -19,61 +19,28 @@ const EmptyToken = "%"
 // belong to the server), whitespace, control characters and invalid UTF-8 become
 // %XX (upper-case hex), as in a URL; the empty string becomes EmptyToken. Everything
 // else is kept, so ordinary names are unchanged. UnescapeToken reverses it.
-func EscapeToken(s string) string {
-	if s == "" {
-		return EmptyToken
-	}
-	var b []byte // nil while s needs no escaping
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if keep(r, n, i) {
-			if b != nil {
-				b = append(b, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		if b == nil {
-			b = append(make([]byte, 0, len(s)+8), s[:i]...)
-		}
-		for _, c := range []byte(s[i : i+n]) {
-			b = append(b, '%', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i += n
-	}
-	if b == nil {
-		return s
-	}
-	return string(b)
-}
+func EscapeToken(s string) string { return escape.Token(s, keepAt) }
 
-const hexDigits = "0123456789ABCDEF"
-
-// keep reports whether EscapeToken keeps the rune r (n bytes, at byte i) as it is.
-func keep(r rune, n, i int) bool {
+// keepAt returns the length of the rune at s[i] if EscapeToken keeps it as it
+// is, or 0 if it must be escaped.
+func keepAt(s string, i int) int {
+	r, n := utf8.DecodeRuneInString(s[i:])
 	switch {
 	case r == utf8.RuneError && n == 1:
-		return false
+		return 0
 	case r == '.', r == '*', r == '>', r == '%':
-		return false
+		return 0
 	case r == '$' && i == 0:
-		return false
+		return 0
 	case unicode.IsSpace(r), unicode.IsControl(r):
-		return false
+		return 0
 	}
-	return true
+	return n
 }
 
 // UnescapeToken returns the value EscapeToken made token from.
 func UnescapeToken(token string) (string, error) {
-	if token == EmptyToken {
-		return "", nil
-	}
-	v, err := url.PathUnescape(token)
-	if err != nil {
-		return "", fmt.Errorf("subject token %q: %w", token, err)
-	}
-	return v, nil
+	return escape.UnescapeToken(token, "subject token")
 }
 
 // Subject joins values into a subject, each escaped to one token.

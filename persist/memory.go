@@ -2,21 +2,21 @@ package persist
 
 // How limits.memory is shared with Badger. The store's part grows with the budget so
 // a bigger gateway buffers more writes between flushes and keeps more table indexes,
-// while at the default (256 MiB) it stays at the sizes measured for a small one
-// (BenchmarkMemory).
+// while at the default (256 MiB) it keeps the sizes chosen for a small one with
+// BenchmarkMemory (docs/performance.md, "Measurements behind the code").
 const (
 	// DefaultMemory is the budget assumed when Options.Memory is 0.
 	DefaultMemory = 256 << 20
 	// memTableShare: each memtable is 1/128 of the budget (2 MB at the default); two
 	// exist at once, each an arena of 1.6 times its size (room for one transaction past
 	// it, txnShare), so about 2.5 % of the budget. An arena is one allocation on the Go
-	// heap that counts whole toward the collector's goal, so with 4 MB memtables (5.2
-	// MB arenas) they were a third of the live heap at 1,000 sensors; flushes now come
-	// twice as often, each of a 2 MB table.
+	// heap that counts whole toward the collector's goal, so on a small gateway the
+	// arenas are a large part of the live heap: small memtables keep it small, at the
+	// price of more flushes, each of a smaller table.
 	memTableShare = 128
-	// txnShare: a transaction may hold changes of up to 30 % of a memtable, where
-	// Badger's own limit is 15 %: what it was with memtables twice the size, so the
-	// units actors close (maxUnitBytes, maxUnitChanges) and maxTxnOps still fit.
+	// txnShare: a transaction may hold changes of up to 30 % of a memtable, twice
+	// Badger's own 15 %: the bytes of 15 % of a memtable twice this size, which the
+	// units actors close (maxUnitBytes, maxUnitChanges) and maxTxnOps fit in.
 	txnShare = 30
 	// indexCacheShare: table indexes get 1/64 of the budget.
 	indexCacheShare = 64

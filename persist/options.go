@@ -52,17 +52,14 @@ func (o Options) withDefaults() Options {
 // ones go to the value log.
 const maxValueThreshold = 1 << 20
 
-// badgerOptions tunes Badger for a gateway with little RAM. Measured with
-// BenchmarkMemory (Go heap growth with the store open, amd64, the default 256 MiB
-// budget): about 6 MB empty and 27-36 MB while writing 200,000 windows; RSS of the
-// whole benchmark process 22 MB and 55-67 MB. With 8 MB memtables it was 11 MB and
-// 35-62 MB; Badger's defaults take ~86 MB at open. What buys it:
+// badgerOptions tunes Badger for a gateway with little RAM: the heap a store costs,
+// which BenchmarkMemory measures, is a fraction of what Badger's defaults take
+// (docs/performance.md, "Measurements behind the code"). What buys it:
 //   - two memtables of 1/128 of the budget (2 MB at the default) instead of five of
 //     64 MB: their arenas are most of the heap. A transaction may hold 30 % of one
 //     (txnBytes; Commit splits at unit boundaries). Level 0 is compacted at 4 tables
-//     and stalls writes at 16: the bytes 2 and 8 tables of 4 MB held. With 2 and 8
-//     of 2 MB, BenchmarkMemory/200000 took 25 % longer (median 633 against 492 ms);
-//     with 4 and 16, 440 ms;
+//     and stalls writes at 16: the bytes 2 and 8 tables of 4 MB hold, so smaller
+//     memtables do not make a burst of writes wait for compactions sooner;
 //   - no block cache: blocks are uncompressed and read through mmap, so the page
 //     cache does the caching and the kernel can reclaim it;
 //   - an index cache of 1/64 of the budget (4 MB at the default), so table indexes
@@ -74,9 +71,8 @@ const maxValueThreshold = 1 << 20
 //   - checksums: every table is checked whole before Badger opens the store
 //     (checkBeforeOpen) and when Badger opens a table it built; values in the value
 //     log are checked when read. Not on every block read: with no block cache that
-//     re-checks the same blocks at each lookup, and the e2e drain of a 100,000-record
-//     outbox then missed its 30 s in both runs (53,704 and 96,043 delivered) on a
-//     loaded machine where it passed twice with tables checked only when opened;
+//     re-checks the same blocks at each lookup, which slows the drain of a large
+//     outbox too much on a loaded machine;
 //   - Badger's directory lock is edged's own (lockDir);
 //   - a read-only open of a store its last writer did not close reads the
 //     write-ahead logs as a restart would replay them, in memory, and changes

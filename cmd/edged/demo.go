@@ -18,8 +18,8 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/mqtt"
-	"github.com/edged/edged/testing/sim"
 )
 
 func demoCmd(args []string, stdout, stderr io.Writer) error {

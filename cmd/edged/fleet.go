@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/fleet"
 	"github.com/edged/edged/natsjs"
 )
 
@@ -74,11 +69,11 @@ func (f fleetFlags) open(ctx context.Context, create bool) (*natsjs.Publisher, *
 	if *f.url == "" {
 		return nil, nil, usageErrorf("--kv is required")
 	}
-	p, err := dialFleet(configs.FleetKV{URL: *f.url, CredsFile: *f.creds}, "edged-fleet-cli", newLogger(logQuiet, io.Discard))
+	p, err := fleet.Dial(configs.FleetKV{URL: *f.url, CredsFile: *f.creds}, "edged-fleet-cli", newLogger(logQuiet, io.Discard))
 	if err != nil {
 		return nil, nil, err
 	}
-	kv, err := openFleetBucket(ctx, p, *f.bucket, create)
+	kv, err := fleet.OpenBucket(ctx, p, *f.bucket, create)
 	if err != nil {
 		p.Close()
 		return nil, nil, err
@@ -110,7 +105,7 @@ func fleetPushCmd(args []string, stdout, stderr io.Writer) error {
 	case len(files) == 0:
 		return usageErrorf("name the device files to push")
 	}
-	entries, errs := readFleetFiles(files)
+	entries, errs := fleet.ReadFiles(files)
 	if len(errs) > 0 {
 		for _, e := range errs {
 			fmt.Fprintln(stderr, e.Error())
@@ -140,50 +135,6 @@ func fleetPushCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// readFleetFiles reads and validates device files as edged validate does; the
-// entries are keyed by base name.
-func readFleetFiles(paths []string) ([]fleetEntry, configs.Errors) {
-	var errs configs.Errors
-	var entries []fleetEntry
-	owners := map[string]*configs.Device{}
-	names := map[string]string{}
-	for _, path := range paths {
-		name := filepath.Base(path)
-		if err := configs.CheckFleetFileName(name); err != nil {
-			errs = append(errs, configs.Error{File: path, Reason: err.Error()})
-			continue
-		}
-		if first, dup := names[name]; dup {
-			errs = append(errs, configs.Error{File: path, Reason: fmt.Sprintf("has the name of %s: both would be the same key", first)})
-			continue
-		}
-		names[name] = path
-		data, err := os.ReadFile(path)
-		if err != nil {
-			errs = append(errs, configs.Error{File: path, Reason: "cannot read the file: " + err.Error()})
-			continue
-		}
-		dev, err := configs.ParseDevice(path, data)
-		var es configs.Errors
-		switch {
-		case errors.As(err, &es):
-			errs = append(errs, es...)
-			continue
-		case err != nil:
-			errs = append(errs, configs.Error{File: path, Reason: err.Error()})
-			continue
-		}
-		if first, dup := owners[dev.ID]; dup {
-			errs = append(errs, configs.Error{File: path, Line: dev.Line, Field: "device",
-				Reason: fmt.Sprintf("%q is already the id of %s:%d; device ids must be unique", dev.ID, first.Path, first.Line)})
-			continue
-		}
-		owners[dev.ID] = dev
-		entries = append(entries, fleetEntry{Key: name, Data: string(data), dev: dev})
-	}
-	return entries, errs
-}
-
 func fleetStatusCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFleetFlags("status", stdout, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -200,76 +151,11 @@ func fleetStatusCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows := fleetRows(configs.FleetKeys{Prefix: *fs.prefix}, entries, time.Now())
+	rows := fleet.Rows(configs.FleetKeys{Prefix: *fs.prefix}, entries, time.Now())
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "HOST\tAPPLIED\tLATEST\tSTATE\tREPORTED\tHEALTH")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\n", r.host, r.applied, r.latest, r.state, r.reported, r.health)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\n", r.Host, r.Applied, r.Latest, r.State, r.Reported, r.Health)
 	}
 	return w.Flush()
-}
-
-type fleetRow struct {
-	host             string
-	applied, latest  uint64
-	state            string
-	reported, health string
-}
-
-// fleetRows is a line per gateway that reported or has device files of its own:
-// the revision it applied against the latest revision of its files and the
-// shared ones.
-func fleetRows(keys configs.FleetKeys, entries []natsjs.Entry, now time.Time) []fleetRow {
-	reports := map[string]FleetReport{}
-	own := map[string]uint64{} // host -> latest revision of its device files
-	var shared uint64
-	for _, e := range entries {
-		if host, ok := keys.StatusHost(e.Key); ok {
-			var r FleetReport
-			if json.Unmarshal(e.Value, &r) == nil {
-				reports[host] = r
-			}
-			continue
-		}
-		if host, _, ok := keys.File(e.Key); ok {
-			if host == configs.FleetAllHost {
-				shared = max(shared, e.Revision)
-			} else {
-				own[host] = max(own[host], e.Revision)
-			}
-		}
-	}
-	hosts := map[string]bool{}
-	for h := range reports {
-		hosts[h] = true
-	}
-	for h := range own {
-		hosts[h] = true
-	}
-	var rows []fleetRow
-	for _, h := range slices.Sorted(maps.Keys(hosts)) {
-		r, ok := reports[h]
-		row := fleetRow{host: h, latest: max(own[h], shared), applied: r.Revision, reported: "never", health: "-"}
-		switch {
-		case !ok:
-			row.state = "never reported"
-		case r.Rejected != nil: // a revision is being ignored, whatever else applied since
-			row.state = fmt.Sprintf("rejected %d: %s", r.Rejected.Revision, firstLine(r.Rejected.Error))
-		case r.Revision >= row.latest:
-			row.state = "up to date"
-		default:
-			row.state = "behind"
-		}
-		if ok {
-			row.reported = now.Sub(time.UnixMilli(r.At)).Round(time.Second).String() + " ago"
-			row.health = r.Health
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

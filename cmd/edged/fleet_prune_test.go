@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/edged/edged/internal/fleet"
 )
 
 // A device that came from the fleet bucket is configured, though no local file
@@ -23,8 +25,9 @@ func TestPruneKeepsTheDevicesOfTheFleetCopy(t *testing.T) {
 	}
 	copyOf := func(host string) {
 		t.Helper()
-		if err := writeFleetCopy(data, &fleetCopy{Bucket: "edged-fleet", Prefix: "edged", Host: host, Revision: 7,
-			Files: []fleetEntry{{Key: "edged.gw.devices.dev.yaml", Revision: 7, Data: fleetDevice("dev")}}}); err != nil {
+		dev := strings.Replace(plValidDevice, "device: d\n", "device: dev\n", 1)
+		if err := fleet.WriteCopy(data, &fleet.Copy{Bucket: "edged-fleet", Prefix: "edged", Host: host, Revision: 7,
+			Files: []fleet.Entry{{Key: "edged.gw.devices.dev.yaml", Revision: 7, Data: dev}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,15 +2,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/edged/edged/actors/status"
-	"github.com/edged/edged/configs"
-	"github.com/edged/edged/natsjs"
 )
 
 func TestFleetPushRefusesInvalidFilesWithFileLineErrorsBeforeConnecting(t *testing.T) {
@@ -58,34 +52,5 @@ func TestFleetCommandLine(t *testing.T) {
 		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
 			t.Errorf("edged %v: exit %d, output %q; want exit %d and %q", c.args, code, out.String()+errb.String(), c.code, c.want)
 		}
-	}
-}
-
-func TestFleetStatusComparesEachGatewaysRevisionWithItsFilesAndTheShared(t *testing.T) {
-	keys := configs.FleetKeys{Prefix: "edged"}
-	now := time.UnixMilli(100_000)
-	report := func(host string, rev uint64, rejected uint64) natsjs.Entry {
-		r := FleetReport{Host: host, Revision: rev, Health: "ok", At: 90_000}
-		if rejected > 0 {
-			r.Rejected = &status.FleetRejection{Revision: rejected, Error: "k:3: windows[0].size: bad\nmore"}
-		}
-		data, _ := json.Marshal(r)
-		return natsjs.Entry{Key: keys.Status(host), Value: data}
-	}
-	rows := fleetRows(keys, []natsjs.Entry{
-		{Key: keys.Device("gw-1", "a.yaml"), Revision: 3},
-		{Key: keys.Device(configs.FleetAllHost, "s.yaml"), Revision: 5},
-		{Key: keys.Device("gw.3", "a.yaml"), Revision: 6},
-		report("gw-1", 5, 0),
-		report("gw-2", 4, 0),
-		report("gw.3", 5, 6),
-	}, now)
-	var got []string
-	for _, r := range rows {
-		got = append(got, strings.Join([]string{r.host, r.state, r.reported}, "|"))
-	}
-	want := []string{"gw-1|up to date|10s ago", "gw-2|behind|10s ago", "gw.3|rejected 6: k:3: windows[0].size: bad|10s ago"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

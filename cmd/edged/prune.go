@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/edged/edged/actors"
+	"github.com/edged/edged/internal/fleet"
 	"github.com/edged/edged/persist"
 )
 
@@ -31,7 +32,7 @@ func pruneCmd(args []string, stdout, stderr io.Writer) error {
 		cfg.DataDir = *data
 	}
 	if cfg.Fleet.KV.Enabled() { // the fleet bucket's devices are configured too
-		fleetDevs, err := fleetDevicesKept(cfg)
+		fleetDevs, err := fleet.DevicesKept(cfg)
 		if err != nil {
 			return err
 		}

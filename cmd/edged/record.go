@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/mqtt"
-	"github.com/edged/edged/testing/sim"
 )
 
 func recordCmd(args []string, stdout, stderr io.Writer) error {

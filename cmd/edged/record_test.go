@@ -12,9 +12,9 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/testing/broker"
-	"github.com/edged/edged/testing/sim"
 )
 
 // TestRecordWritesWhatArrivesAsReplayableInput publishes a simulated feed to a

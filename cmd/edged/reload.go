@@ -12,6 +12,7 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/fleet"
 )
 
 const (
@@ -34,7 +35,7 @@ type reloader struct {
 	dataOverride string // --data, applied to every reloaded config as at start
 	// With fleet.kv, the fleet's device files join those read from disk, and
 	// local is the set of those last applied.
-	fleet *fleetSync
+	fleet *fleet.Sync
 	local []*configs.Device
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/fleet"
 	"github.com/edged/edged/natsjs"
 	"github.com/edged/edged/persist"
 )
@@ -57,7 +58,7 @@ func serveUntil(ctx context.Context, cfg *configs.Daemon, path, dataOverride str
 			return err
 		}
 	}
-	fleet, local := withFleet(cfg, log)
+	fleetSync, local := fleet.Prepare(cfg, log)
 	d, err := actors.Start(ctx, cfg, log)
 	if err != nil && ctx.Err() != nil {
 		// Stopped while still waiting for the broker: nothing was taken, nothing is lost.
@@ -80,14 +81,14 @@ func serveUntil(ctx context.Context, cfg *configs.Daemon, path, dataOverride str
 	defer signal.Stop(hup)
 	var changed <-chan struct{}
 	kick := make(chan struct{}, 1)
-	rl := &reloader{d: d, path: path, dataOverride: dataOverride, fleet: fleet, local: local}
+	rl := &reloader{d: d, path: path, dataOverride: dataOverride, fleet: fleetSync, local: local}
 	var fleetChanges <-chan []natsjs.Entry
-	if fleet != nil {
-		if fleetChanges, err = fleet.start(ctx, d); err != nil {
+	if fleetSync != nil {
+		if fleetChanges, err = fleetSync.Start(ctx, d, actors.Build().Version); err != nil {
 			_ = d.Stop(shutdownTimeout)
 			return err
 		}
-		defer fleet.close()
+		defer fleetSync.Close()
 	}
 	if path != "" {
 		changed = watchDevices(ctx, cfg.DevicesDir, log)
@@ -103,7 +104,9 @@ func serveUntil(ctx context.Context, cfg *configs.Daemon, path, dataOverride str
 				case <-kick:
 					rl.reload(ctx)
 				case batch := <-fleetChanges:
-					fleet.apply(ctx, batch, rl.local)
+					actx, cancel := context.WithTimeout(ctx, reloadTimeout)
+					fleetSync.Apply(actx, batch, rl.local)
+					cancel()
 				}
 			}
 		}()

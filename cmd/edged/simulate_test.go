@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged/edged/testing/sim"
+	"github.com/edged/edged/internal/sim"
 )
 
 func TestSimulateWritesTheSameReplayFileForTheSameSeedAndStart(t *testing.T) {

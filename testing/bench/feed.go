@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/edged/edged/testing/sim"
+	"github.com/edged/edged/internal/sim"
 )
 
 // benchStart pins the feed's event times, so every run replays the same file.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/testing/oracle"
-	"github.com/edged/edged/testing/sim"
 	"github.com/edged/edged/windows"
 )
 

@@ -1,5 +1,5 @@
 // Command bench is `make bench`: edged's benchmark tables. It generates a feed
-// with testing/sim, replays it through edged's actors with each durability,
+// with internal/sim, replays it through edged's actors with each durability,
 // runs a plain fastjson loop over the same payloads as the yardstick, runs
 // actors' BenchmarkReplay and BenchmarkHeapPerIdleKey, restarts edged on
 // 100,000 open windows, and runs live trials through a private Mosquitto at

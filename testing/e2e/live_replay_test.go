@@ -10,11 +10,11 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/mqtt"
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/harness"
 	"github.com/edged/edged/testing/oracle"
-	"github.com/edged/edged/testing/sim"
 )
 
 // TestLiveRunAndReplayOfTheSameFeedAgree publishes a simulated feed through a

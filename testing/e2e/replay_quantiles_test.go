@@ -8,8 +8,8 @@ import (
 
 	"github.com/edged/edged/actors"
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/testing/harness"
-	"github.com/edged/edged/testing/sim"
 )
 
 // TestReplayedQuantilesStayInsideTheirWindowsMinAndMax replays the demo config

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/edged/edged/configs"
+	"github.com/edged/edged/internal/sim"
 	"github.com/edged/edged/testing/harness"
-	"github.com/edged/edged/testing/sim"
 )
 
 // TestTheCheckerFindsWrongMissingAndUnexpectedOutput feeds the checker a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edged/edged/testing/sim"
+	"github.com/edged/edged/internal/sim"
 )
 
 // churnSite is a churn of keys as a site of tags sees it: 200 tags live at any

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/edged/edged/testing/sim"
+	"github.com/edged/edged/internal/sim"
 )
 
 // options size the simulated site and say which edged to run.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/edged/edged/testing/sim"
+	"github.com/edged/edged/internal/sim"
 )
 
 // Stream names of the soak's device file: the fixed sensors' readings belong to

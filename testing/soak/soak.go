@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/edged/edged/configs"
-	"github.com/edged/edged/testing/sim"
+	"github.com/edged/edged/internal/sim"
 )
 
 // dayRow is one line of the soak's table.

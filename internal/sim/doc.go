@@ -9,6 +9,7 @@
 // sequence of (topic, payload, send time). `edged simulate`, `edged demo`, the
 // benchmark and the end-to-end suites use it.
 //
-// It imports only the standard library: publishing goes through the small
-// Publisher interface, which *mqtt.Client satisfies. It must not import actors.
+// It imports only the standard library and internal/escape (the JSON quoting
+// of replay lines): publishing goes through the small Publisher interface, which
+// *mqtt.Client satisfies. It must not import actors.
 package sim

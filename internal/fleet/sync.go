@@ -1,4 +1,4 @@
-package main
+package fleet
 
 import (
 	"context"
@@ -9,40 +9,51 @@ import (
 	"slices"
 	"time"
 
-	"github.com/edged/edged/actors"
 	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/natsjs"
 )
 
 const (
-	// fleetDebounce is the quiet time after a change in the bucket before it is
+	// debounce is the quiet time after a change in the bucket before it is
 	// applied: `edged fleet push` writes one key per file, and a set of files
 	// pushed together should be one reload.
-	fleetDebounce = 200 * time.Millisecond
-	// fleetRetry is the pause before opening or watching the bucket again.
-	fleetRetry = 2 * time.Second
-	// fleetHeartbeat is how often edged writes its status key even when nothing
+	debounce = 200 * time.Millisecond
+	// retry is the pause before opening or watching the bucket again.
+	retry = 2 * time.Second
+	// heartbeat is how often edged writes its status key even when nothing
 	// changed, so `edged fleet status` shows a gateway that stopped reporting.
-	fleetHeartbeat = 30 * time.Second
+	heartbeat = 30 * time.Second
 )
 
-// fleetSync runs the device files of a fleet bucket on this gateway: it watches
+// Daemon is what Sync needs of the running daemon (*actors.Daemon): the package
+// stays below actors, which only cmd/ and testing/ import.
+type Daemon interface {
+	StartFleet(bucket, host string, revision uint64)
+	ApplyFleet(ctx context.Context, devices []*configs.Device, revision uint64) (*configs.DeviceDiff, error)
+	RejectFleet(revision uint64, err error)
+	FleetClean()
+	Fleet() *status.FleetStatus
+	Health() (ok bool, status string)
+}
+
+// Sync runs the device files of a fleet bucket on this gateway: it watches
 // the gateway's keys and the shared ones, validates every revision as a local
 // file, hands a valid set to the daemon with the local device files, keeps the
 // last good set in data_dir, and writes what it applied to the status key.
 //
-// apply runs on serve's loop, as reloads do, so the local and fleet device files
-// are combined by one goroutine.
-type fleetSync struct {
+// Apply runs on the loop that also reloads the local device files, so the two
+// sets are combined by one goroutine.
+type Sync struct {
 	k       configs.FleetKV
 	keys    configs.FleetKeys
 	dataDir string
 	log     *slog.Logger
-	d       *actors.Daemon
+	d       Daemon
+	version string // edged's, in the status key
 
 	latest map[string]natsjs.Entry // the newest revision seen of each key, deletes included
-	good   map[string]fleetEntry   // the device files applied, by key
+	good   map[string]Entry        // the device files applied, by key
 	// ignored holds the revisions that did not validate, by key: reported once,
 	// and left out until a newer revision of the key comes.
 	ignored map[string]uint64
@@ -56,13 +67,13 @@ type fleetSync struct {
 	report  chan struct{} // a status to write; holds one
 }
 
-// newFleetSync reads the last good copy in data_dir. It returns the fleet's device
+// newSync reads the last good copy in data_dir. It returns the fleet's device
 // files to start with; a copy that cannot be used is logged and left out.
-func newFleetSync(cfg *configs.Daemon, log *slog.Logger) (*fleetSync, []*configs.Device) {
-	f := &fleetSync{daemon: *cfg, k: cfg.Fleet.KV, keys: configs.FleetKeys{Prefix: cfg.Fleet.KV.Prefix}, dataDir: cfg.DataDir,
-		log: log.With("fleet_bucket", cfg.Fleet.KV.Bucket), latest: map[string]natsjs.Entry{}, good: map[string]fleetEntry{}, ignored: map[string]uint64{},
+func newSync(cfg *configs.Daemon, log *slog.Logger) (*Sync, []*configs.Device) {
+	f := &Sync{daemon: *cfg, k: cfg.Fleet.KV, keys: configs.FleetKeys{Prefix: cfg.Fleet.KV.Prefix}, dataDir: cfg.DataDir,
+		log: log.With("fleet_bucket", cfg.Fleet.KV.Bucket), latest: map[string]natsjs.Entry{}, good: map[string]Entry{}, ignored: map[string]uint64{},
 		updates: make(chan []natsjs.Entry), report: make(chan struct{}, 1)}
-	c, err := readFleetCopy(cfg.DataDir, f.k)
+	c, err := readCopy(cfg.DataDir, f.k)
 	if err != nil {
 		f.log.Error("not starting with the last fleet device files kept on disk; waiting for the bucket", "err", err)
 	}
@@ -78,7 +89,7 @@ func newFleetSync(cfg *configs.Daemon, log *slog.Logger) (*fleetSync, []*configs
 }
 
 // revision is the highest revision of the entries applied and the deletes seen.
-func (f *fleetSync) revision(good map[string]fleetEntry) uint64 {
+func (f *Sync) revision(good map[string]Entry) uint64 {
 	var rev uint64
 	for _, e := range good {
 		rev = max(rev, e.Revision)
@@ -93,7 +104,7 @@ func (f *fleetSync) revision(good map[string]fleetEntry) uint64 {
 
 // devices are the device files of entries in key order. A file the gateway has
 // under its own key replaces the shared file of the same name.
-func (f *fleetSync) devices(entries map[string]fleetEntry) []*configs.Device {
+func (f *Sync) devices(entries map[string]Entry) []*configs.Device {
 	own := map[string]bool{}
 	for key := range entries {
 		if host, file, _ := f.keys.File(key); host != configs.FleetAllHost {
@@ -111,14 +122,15 @@ func (f *fleetSync) devices(entries map[string]fleetEntry) []*configs.Device {
 }
 
 // Devices is the fleet's part of the running config, for a reload of the local files.
-func (f *fleetSync) Devices() []*configs.Device { return f.devices(f.good) }
+func (f *Sync) Devices() []*configs.Device { return f.devices(f.good) }
 
-// start connects to the bucket and watches it until ctx ends; changes arrive,
-// debounced, on the returned channel for apply.
-func (f *fleetSync) start(ctx context.Context, d *actors.Daemon) (<-chan []natsjs.Entry, error) {
-	f.d = d
+// Start connects to the bucket and watches it until ctx ends; changes arrive,
+// debounced, on the returned channel for Apply. version is edged's, for the
+// status key.
+func (f *Sync) Start(ctx context.Context, d Daemon, version string) (<-chan []natsjs.Entry, error) {
+	f.d, f.version = d, version
 	d.StartFleet(f.k.Bucket, f.k.Host, f.keptRev)
-	pub, err := dialFleet(f.k, "edged-"+f.k.Host+"-fleet", f.log)
+	pub, err := Dial(f.k, "edged-"+f.k.Host+"-fleet", f.log)
 	if err != nil {
 		return nil, err
 	}
@@ -128,16 +140,17 @@ func (f *fleetSync) start(ctx context.Context, d *actors.Daemon) (<-chan []natsj
 	return f.updates, nil
 }
 
-func (f *fleetSync) close() {
+// Close ends the connection to the bucket.
+func (f *Sync) Close() {
 	if f.pub != nil {
 		f.pub.Close()
 	}
 }
 
 // watch sends the bucket's initial values once all arrived, then each change after
-// fleetDebounce of quiet. A broken watch is started again; its initial values are
-// sent again, and apply ignores what did not change.
-func (f *fleetSync) watch(ctx context.Context) {
+// debounce of quiet. A broken watch is started again; its initial values are
+// sent again, and Apply ignores what did not change.
+func (f *Sync) watch(ctx context.Context) {
 	reported := false
 	for ctx.Err() == nil {
 		err := f.watchOnce(ctx)
@@ -155,7 +168,7 @@ func (f *fleetSync) watch(ctx context.Context) {
 		reported = errors.Is(err, natsjs.ErrNoBucket)
 		select {
 		case <-ctx.Done():
-		case <-time.After(fleetRetry):
+		case <-time.After(retry):
 		}
 	}
 }
@@ -164,8 +177,8 @@ func (f *fleetSync) watch(ctx context.Context) {
 // came back, or the server dropped the watch.
 var errWatchEnded = errors.New("the watch ended (NATS reconnected, or the server dropped it)")
 
-func (f *fleetSync) watchOnce(ctx context.Context) error {
-	kv, err := openFleetBucket(ctx, f.pub, f.k.Bucket, false)
+func (f *Sync) watchOnce(ctx context.Context) error {
+	kv, err := OpenBucket(ctx, f.pub, f.k.Bucket, false)
 	if err != nil {
 		return err
 	}
@@ -204,7 +217,7 @@ func (f *fleetSync) watchOnce(ctx context.Context) error {
 			default:
 				batch = append(batch, e)
 				if !initial {
-					quiet.Reset(fleetDebounce)
+					quiet.Reset(debounce)
 				}
 			}
 		case <-quiet.C:
@@ -217,17 +230,18 @@ func (f *fleetSync) watchOnce(ctx context.Context) error {
 	}
 }
 
-// apply makes the newest valid revision of every key run, with local, the device
+// Apply makes the newest valid revision of every key run, with local, the device
 // files from devices_dir. A revision that does not validate is ignored and
 // reported, its key keeping the revision applied before; if the whole set is
 // refused, nothing changes. Every later change tries the newest revisions again.
-func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*configs.Device) {
+// ctx bounds the wait for the changed devices' messages in flight to be committed.
+func (f *Sync) Apply(ctx context.Context, batch []natsjs.Entry, local []*configs.Device) {
 	for _, e := range batch {
 		if e.Revision > f.latest[e.Key].Revision {
 			f.latest[e.Key] = e
 		}
 	}
-	next := map[string]fleetEntry{}
+	next := map[string]Entry{}
 	var invalid []error // newly ignored revisions
 	var invalidRev uint64
 	ignoring := false
@@ -261,7 +275,7 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 			continue
 		}
 		delete(f.ignored, key)
-		next[key] = fleetEntry{Key: key, Revision: e.Revision, Data: string(e.Value), dev: dev}
+		next[key] = Entry{Key: key, Revision: e.Revision, Data: string(e.Value), dev: dev}
 	}
 	// A new revision that is fine alone may not fit the set: a device id already
 	// taken, upstream_results without an upstream. It is ignored like an invalid
@@ -296,8 +310,6 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 		f.signal()
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, reloadTimeout)
-	defer cancel()
 	if _, err := f.d.ApplyFleet(ctx, slices.Concat(local, f.devices(next)), rev); err != nil {
 		f.signal() // the daemon logged and recorded it
 		return
@@ -306,11 +318,11 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 	if !ignoring {
 		f.d.FleetClean()
 	}
-	c := &fleetCopy{Bucket: f.k.Bucket, Prefix: f.k.Prefix, Host: f.k.Host, Revision: rev}
+	c := &Copy{Bucket: f.k.Bucket, Prefix: f.k.Prefix, Host: f.k.Host, Revision: rev}
 	for _, key := range slices.Sorted(maps.Keys(next)) {
 		c.Files = append(c.Files, next[key])
 	}
-	if err := writeFleetCopy(f.dataDir, c); err != nil {
+	if err := WriteCopy(f.dataDir, c); err != nil {
 		f.log.Error("keeping the fleet device files on disk failed: a restart without the bucket starts with an older set", "err", err)
 	}
 	f.signal()
@@ -318,7 +330,7 @@ func (f *fleetSync) apply(ctx context.Context, batch []natsjs.Entry, local []*co
 
 // misfits validates local and next's device files with the daemon file, and
 // returns the errors of the entries of next not applied yet, by key.
-func (f *fleetSync) misfits(local []*configs.Device, next map[string]fleetEntry) map[string]error {
+func (f *Sync) misfits(local []*configs.Device, next map[string]Entry) map[string]error {
 	d := f.daemon
 	d.Devices = slices.Concat(local, f.devices(next))
 	var errs configs.Errors
@@ -336,20 +348,20 @@ func (f *fleetSync) misfits(local []*configs.Device, next map[string]fleetEntry)
 	return blamed
 }
 
-func sameEntries(a, b map[string]fleetEntry) bool {
-	return maps.EqualFunc(a, b, func(x, y fleetEntry) bool { return x.Revision == y.Revision })
+func sameEntries(a, b map[string]Entry) bool {
+	return maps.EqualFunc(a, b, func(x, y Entry) bool { return x.Revision == y.Revision })
 }
 
 // signal asks writeStatus to write the status key now.
-func (f *fleetSync) signal() {
+func (f *Sync) signal() {
 	select {
 	case f.report <- struct{}{}:
 	default:
 	}
 }
 
-// FleetReport is what edged writes to {prefix}.{host}.status.
-type FleetReport struct {
+// Report is what edged writes to {prefix}.{host}.status.
+type Report struct {
 	Host      string                 `json:"host"`
 	Revision  uint64                 `json:"revision"`
 	AppliedAt int64                  `json:"applied_at,omitempty"`
@@ -360,9 +372,9 @@ type FleetReport struct {
 	At        int64                  `json:"at"` // ms since the epoch
 }
 
-// writeStatus writes the status key after every apply and every fleetHeartbeat.
-func (f *fleetSync) writeStatus(ctx context.Context) {
-	tick := time.NewTicker(fleetHeartbeat)
+// writeStatus writes the status key after every apply and every heartbeat.
+func (f *Sync) writeStatus(ctx context.Context) {
+	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	var kv *natsjs.KV
 	for {
@@ -374,13 +386,13 @@ func (f *fleetSync) writeStatus(ctx context.Context) {
 		}
 		st := f.d.Fleet()
 		ok, health := f.d.Health()
-		r := FleetReport{Host: f.k.Host, Revision: st.Revision, AppliedAt: st.AppliedAt, Rejected: st.Rejected,
-			Healthy: ok, Health: health, Version: actors.Build().Version, At: time.Now().UnixMilli()}
+		r := Report{Host: f.k.Host, Revision: st.Revision, AppliedAt: st.AppliedAt, Rejected: st.Rejected,
+			Healthy: ok, Health: health, Version: f.version, At: time.Now().UnixMilli()}
 		data, _ := json.Marshal(r)
-		opCtx, cancel := context.WithTimeout(ctx, fleetAckTimeout)
+		opCtx, cancel := context.WithTimeout(ctx, ackTimeout)
 		var err error
 		if kv == nil {
-			kv, err = openFleetBucket(opCtx, f.pub, f.k.Bucket, false)
+			kv, err = OpenBucket(opCtx, f.pub, f.k.Bucket, false)
 		}
 		if err == nil {
 			_, err = kv.Put(opCtx, f.keys.Status(f.k.Host), data)
@@ -392,20 +404,20 @@ func (f *fleetSync) writeStatus(ctx context.Context) {
 	}
 }
 
-// withFleet prepares a gateway with fleet.kv: the last good fleet device files
+// Prepare prepares a gateway with fleet.kv: the last good fleet device files
 // join cfg's local ones. It returns the sync (nil without fleet.kv) and the local
 // device files. A kept set that does not fit the local files (a device id in both)
 // is left out, and the bucket decides.
-func withFleet(cfg *configs.Daemon, log *slog.Logger) (*fleetSync, []*configs.Device) {
+func Prepare(cfg *configs.Daemon, log *slog.Logger) (*Sync, []*configs.Device) {
 	local := cfg.Devices
 	if !cfg.Fleet.KV.Enabled() {
 		return nil, local
 	}
-	f, kept := newFleetSync(cfg, log)
+	f, kept := newSync(cfg, log)
 	cfg.Devices = slices.Concat(local, kept)
 	if err := cfg.Validate(); err != nil {
 		f.log.Error("the fleet device files kept on disk do not fit the local ones; starting without them", "err", err)
-		cfg.Devices, f.good, f.keptRev = local, map[string]fleetEntry{}, 0
+		cfg.Devices, f.good, f.keptRev = local, map[string]Entry{}, 0
 	}
 	return f, local
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkFeedNext measures generating one reading of a 1,000-sensor feed.
-// Run: go test ./testing/sim -run '^$' -bench FeedNext
+// Run: go test ./internal/sim -run '^$' -bench FeedNext
 func BenchmarkFeedNext(b *testing.B) {
 	b.ReportAllocs()
 	f, err := NewFeed(Config{Sensors: 1000, Rate: 10, Disorder: 500 * time.Millisecond, Seed: 1, Start: testStart})

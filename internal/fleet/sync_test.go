@@ -1,4 +1,4 @@
-package main
+package fleet
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/edged/edged/testing/harness"
 )
 
-func fleetDevice(id string) string {
+func deviceFile(id string) string {
 	return "device: " + id + `
 streams:
   - {name: s, topic: "` + id + `/+", timestamp: {field: ts, unit: ms}}
@@ -34,9 +34,9 @@ func TestFleetApplyTakesTheNewestValidRevisionOfEachKey(t *testing.T) {
 http: {listen: ""}
 broker: {url: "`+mq.URL()+`"}
 fleet: {kv: {url: "nats://127.0.0.1:1", prefix: e, host: gw}}
-`, map[string]string{"loc.yaml": fleetDevice("loc")})
+`, map[string]string{"loc.yaml": deviceFile("loc")})
 	e := harness.Start(t, path)
-	f, kept := newFleetSync(e.Config, slog.New(slog.DiscardHandler))
+	f, kept := newSync(e.Config, slog.New(slog.DiscardHandler))
 	if kept != nil {
 		t.Fatalf("a first start kept %d devices", len(kept))
 	}
@@ -67,44 +67,44 @@ fleet: {kv: {url: "nats://127.0.0.1:1", prefix: e, host: gw}}
 		}
 	}
 
-	f.apply(ctx, []natsjs.Entry{put(configs.FleetAllHost, "a.yaml", fleetDevice("shared"), 1), put("gw", "a.yaml", fleetDevice("own"), 2)}, local)
+	f.Apply(ctx, []natsjs.Entry{put(configs.FleetAllHost, "a.yaml", deviceFile("shared"), 1), put("gw", "a.yaml", deviceFile("own"), 2)}, local)
 	check("own file over the shared one", 2, 0, "own")
 
-	bad := strings.Replace(fleetDevice("extra"), "size: 1s", "size: -1s", 1)
-	f.apply(ctx, []natsjs.Entry{put("gw", "x.yaml", bad, 3)}, local)
+	bad := strings.Replace(deviceFile("extra"), "size: 1s", "size: -1s", 1)
+	f.Apply(ctx, []natsjs.Entry{put("gw", "x.yaml", bad, 3)}, local)
 	check("an invalid revision", 2, 3, "own")
 	if err := e.Fleet().Rejected.Error; !strings.HasPrefix(err, "e.gw.devices.x.yaml:5: windows[0].size: ") {
 		t.Errorf("the rejection says %q; want the key, line and field", err)
 	}
 
-	f.apply(ctx, []natsjs.Entry{put(configs.FleetAllHost, "b.yaml", fleetDevice("other"), 4)}, local)
+	f.Apply(ctx, []natsjs.Entry{put(configs.FleetAllHost, "b.yaml", deviceFile("other"), 4)}, local)
 	check("another key while one is ignored", 4, 3, "other", "own")
 	if n := gathered(t, e.Metrics().Registry, "edged_fleet_rejected_total"); n != 1 {
 		t.Errorf("edged_fleet_rejected_total %v: an ignored revision is reported once", n)
 	}
 
-	f.apply(ctx, []natsjs.Entry{{Key: keys.Device("gw", "a.yaml"), Revision: 5, Deleted: true}}, local)
+	f.Apply(ctx, []natsjs.Entry{{Key: keys.Device("gw", "a.yaml"), Revision: 5, Deleted: true}}, local)
 	check("the own file deleted: the shared one runs", 5, 3, "shared", "other")
 
-	f.apply(ctx, []natsjs.Entry{put("gw", "x.yaml", fleetDevice("extra"), 6)}, local)
+	f.Apply(ctx, []natsjs.Entry{put("gw", "x.yaml", deviceFile("extra"), 6)}, local)
 	check("the invalid key fixed", 6, 0, "shared", "other", "extra")
 
 	// Valid alone, but not with the rest: a device id taken, results upstream
 	// without an upstream. Ignored, and the change beside it applies.
-	f.apply(ctx, []natsjs.Entry{
-		put("gw", "dup.yaml", fleetDevice("loc"), 7),
-		put("gw", "up.yaml", strings.Replace(fleetDevice("up"), "aggregates: [count]", "aggregates: [count], upstream_results: true", 1), 8),
-		put("gw", "z.yaml", fleetDevice("zed"), 9),
+	f.Apply(ctx, []natsjs.Entry{
+		put("gw", "dup.yaml", deviceFile("loc"), 7),
+		put("gw", "up.yaml", strings.Replace(deviceFile("up"), "aggregates: [count]", "aggregates: [count], upstream_results: true", 1), 8),
+		put("gw", "z.yaml", deviceFile("zed"), 9),
 	}, local)
 	check("revisions that do not fit the set", 9, 8, "shared", "other", "extra", "zed")
 	if err := e.Fleet().Rejected.Error; !strings.Contains(err, `e.gw.devices.dup.yaml:1: device: "loc" is already the id of`) ||
 		!strings.Contains(err, "e.gw.devices.up.yaml:5: windows[0].upstream_results: needs an upstream broker") {
 		t.Errorf("the rejection says %q; want both keys named", err)
 	}
-	f.apply(ctx, []natsjs.Entry{{Key: keys.Device("gw", "dup.yaml"), Revision: 10, Deleted: true}, {Key: keys.Device("gw", "up.yaml"), Revision: 11, Deleted: true}}, local)
+	f.Apply(ctx, []natsjs.Entry{{Key: keys.Device("gw", "dup.yaml"), Revision: 10, Deleted: true}, {Key: keys.Device("gw", "up.yaml"), Revision: 11, Deleted: true}}, local)
 	check("the misfits deleted", 11, 0, "shared", "other", "extra", "zed")
 
-	_, again := newFleetSync(e.Config, slog.New(slog.DiscardHandler))
+	_, again := newSync(e.Config, slog.New(slog.DiscardHandler))
 	var ids []string
 	for _, d := range again {
 		ids = append(ids, d.ID)

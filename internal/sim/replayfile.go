@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+
+	"github.com/edged/edged/internal/escape"
 )
 
 // WriteReplay writes the whole feed in the replay format of `edged replay`,
@@ -35,12 +37,12 @@ func AppendReplayLine(b []byte, at int64, topic string, payload []byte) []byte {
 	b = append(b, `{"at":`...)
 	b = strconv.AppendInt(b, at, 10)
 	b = append(b, `,"topic":`...)
-	b = appendJSONString(b, topic)
+	b = escape.AppendJSON(b, topic)
 	b = append(b, `,"payload":`...)
 	if embeddable(payload) {
 		b = append(b, payload...)
 	} else {
-		b = appendJSONString(b, string(payload))
+		b = escape.AppendJSON(b, string(payload))
 	}
 	return append(b, "}\n"...)
 }
@@ -53,16 +55,4 @@ func embeddable(p []byte) bool {
 	}
 	first, last := p[0], p[len(p)-1]
 	return (first == '{' && last == '}' || first == '[' && last == ']') && json.Valid(p)
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -1,4 +1,4 @@
-package main
+package fleet
 
 import (
 	"encoding/json"
@@ -11,22 +11,22 @@ import (
 	"github.com/edged/edged/configs"
 )
 
-// fleetCopyName is the last good copy of the fleet's device files in data_dir:
+// copyName is the last good copy of the fleet's device files in data_dir:
 // the gateway starts with it when the bucket cannot be reached.
-const fleetCopyName = "fleet-devices.json"
+const copyName = "fleet-devices.json"
 
-// fleetCopy is what the copy holds: the bucket it came from and the device files
+// Copy is what the copy holds: the bucket it came from and the device files
 // applied, by key.
-type fleetCopy struct {
-	Bucket   string       `json:"bucket"`
-	Prefix   string       `json:"prefix"`
-	Host     string       `json:"host"`
-	Revision uint64       `json:"revision"`
-	Files    []fleetEntry `json:"files"`
+type Copy struct {
+	Bucket   string  `json:"bucket"`
+	Prefix   string  `json:"prefix"`
+	Host     string  `json:"host"`
+	Revision uint64  `json:"revision"`
+	Files    []Entry `json:"files"`
 }
 
-// fleetEntry is one device file of the bucket: its key and the revision of it.
-type fleetEntry struct {
+// Entry is one device file of the bucket: its key and the revision of it.
+type Entry struct {
 	Key      string `json:"key"`
 	Revision uint64 `json:"revision"`
 	Data     string `json:"data"`
@@ -34,11 +34,11 @@ type fleetEntry struct {
 	dev *configs.Device
 }
 
-// readFleetCopy reads the copy in dir. A copy of another bucket, prefix or host,
+// readCopy reads the copy in dir. A copy of another bucket, prefix or host,
 // or one that no longer validates, is not used: the error says why. No copy is
 // no error.
-func readFleetCopy(dir string, k configs.FleetKV) (*fleetCopy, error) {
-	path := filepath.Join(dir, fleetCopyName)
+func readCopy(dir string, k configs.FleetKV) (*Copy, error) {
+	path := filepath.Join(dir, copyName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -46,7 +46,7 @@ func readFleetCopy(dir string, k configs.FleetKV) (*fleetCopy, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c fleetCopy
+	var c Copy
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -62,8 +62,8 @@ func readFleetCopy(dir string, k configs.FleetKV) (*fleetCopy, error) {
 	return &c, nil
 }
 
-// writeFleetCopy replaces the copy in dir whole: written aside, synced, renamed.
-func writeFleetCopy(dir string, c *fleetCopy) error {
+// WriteCopy replaces the copy in dir whole: written aside, synced, renamed.
+func WriteCopy(dir string, c *Copy) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
@@ -71,8 +71,8 @@ func writeFleetCopy(dir string, c *fleetCopy) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, fleetCopyName)
-	tmp, err := os.CreateTemp(dir, fleetCopyName+".*")
+	path := filepath.Join(dir, copyName)
+	tmp, err := os.CreateTemp(dir, copyName+".*")
 	if err != nil {
 		return err
 	}
@@ -91,11 +91,11 @@ func writeFleetCopy(dir string, c *fleetCopy) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// fleetDevicesKept is the fleet's device files as the gateway last applied them,
+// DevicesKept is the fleet's device files as the gateway last applied them,
 // for commands that must know every configured device (prune). Without a usable
 // copy it is an error: the fleet's devices cannot be told apart from removed ones.
-func fleetDevicesKept(cfg *configs.Daemon) ([]*configs.Device, error) {
-	c, err := readFleetCopy(cfg.DataDir, cfg.Fleet.KV)
+func DevicesKept(cfg *configs.Daemon) ([]*configs.Device, error) {
+	c, err := readCopy(cfg.DataDir, cfg.Fleet.KV)
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell which devices the fleet bucket configures: %w", err)
 	}

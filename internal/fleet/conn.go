@@ -1,4 +1,4 @@
-package main
+package fleet
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"github.com/edged/edged/natsjs"
 )
 
-// fleetAckTimeout bounds a write to the fleet bucket.
-const fleetAckTimeout = 10 * time.Second
+// ackTimeout bounds a write to the fleet bucket.
+const ackTimeout = 10 * time.Second
 
-// dialFleet connects to the fleet bucket's NATS server with k's credentials. It
+// Dial connects to the fleet bucket's NATS server with k's credentials. It
 // returns at once; the connection comes up (and back) in the background.
-func dialFleet(k configs.FleetKV, name string, log *slog.Logger) (*natsjs.Publisher, error) {
+func Dial(k configs.FleetKV, name string, log *slog.Logger) (*natsjs.Publisher, error) {
 	tlsCfg, err := k.TLS.Config()
 	if err != nil {
 		return nil, fmt.Errorf("fleet.kv.tls: %w", err)
@@ -23,12 +23,12 @@ func dialFleet(k configs.FleetKV, name string, log *slog.Logger) (*natsjs.Publis
 	return natsjs.Connect(natsjs.Options{
 		URL: k.URL, Name: name, Username: k.Username, Password: k.Password, Token: k.Token,
 		NKeySeedFile: k.NKeySeedFile, CredsFile: k.CredsFile, TLS: tlsCfg,
-		MaxPending: 1, AckTimeout: fleetAckTimeout, Logger: log,
+		MaxPending: 1, AckTimeout: ackTimeout, Logger: log,
 	})
 }
 
-// openFleetBucket waits for the connection and opens the bucket.
-func openFleetBucket(ctx context.Context, p *natsjs.Publisher, bucket string, create bool) (*natsjs.KV, error) {
+// OpenBucket waits for the connection and opens the bucket.
+func OpenBucket(ctx context.Context, p *natsjs.Publisher, bucket string, create bool) (*natsjs.KV, error) {
 	if err := p.WaitConnected(ctx); err != nil {
 		return nil, fmt.Errorf("connecting to NATS: %w", err)
 	}
