@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 )
@@ -75,8 +76,8 @@ func compareStamps(a, b replyUnits) int { return cmp.Compare(a.stamp, b.stamp) }
 func firstStamp(units []*unit) uint64 {
 	var s uint64
 	for _, u := range units {
-		if u.stamp != 0 && (s == 0 || u.stamp < s) {
-			s = u.stamp
+		if u.Stamp != 0 && (s == 0 || u.Stamp < s) {
+			s = u.Stamp
 		}
 	}
 	return s
@@ -96,8 +97,8 @@ func newCommitter(e *env, device string) *committer {
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
-		if src := m.carried; src != nil {
-			m.carried = nil
+		if src := m.Carried; src != nil {
+			m.Carried = nil
 			c.onFlushed(ctx, src) // the source's units go before its window actor's
 		}
 		c.onFlushed(ctx, m)
@@ -131,8 +132,8 @@ func (c *committer) Receive(ctx actor.Context) {
 
 // onFlushed takes one actor's reply to a flush.
 func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
-	if !m.carriesMain() {
-		defer m.release() // nothing else of it is read past this reply
+	if !m.CarriesMain() {
+		defer m.Release() // nothing else of it is read past this reply
 	}
 	if m.Epoch <= c.settled {
 		c.units = append(c.units, m.Units...)
@@ -150,9 +151,9 @@ func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
 }
 
 // dequeue notes outbox entries that were delivered; they are deleted with the next
-// commit, in units of at most maxUnitChanges. Deletes need no atomicity with each
-// other: a crash between two units only publishes the rest again, which revisions make
-// harmless.
+// commit, in units no larger than an actor's (commit.Unit.Full). Deletes need no
+// atomicity with each other: a crash between two units only publishes the rest again,
+// which revisions make harmless.
 func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 	if !c.pending && len(seqs) > 0 {
 		// The pipeline flushes only when something changed: tell it these wait.
@@ -160,11 +161,11 @@ func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 		ctx.Send(ctx.Parent(), &commitPending{})
 	}
 	for _, s := range seqs {
-		if c.delivered == nil || c.delivered.full(0, 0) {
+		if c.delivered == nil || c.delivered.Full(0, 0) {
 			c.delivered = &unit{}
 			c.units = append(c.units, c.delivered)
 		}
-		c.delivered.dequeue = append(c.delivered.dequeue, dequeuePut{queue: queue, seq: s})
+		c.delivered.Dequeue = append(c.delivered.Dequeue, commit.DequeuePut{Queue: queue, Seq: s})
 	}
 }
 
@@ -287,7 +288,7 @@ func (c *committer) commit(ctx actor.Context) {
 // alive, as many as its last commit acknowledged.
 func (c *committer) ackHeld() {
 	for _, a := range c.held {
-		a.done()
+		a.Done()
 	}
 	clear(c.held)
 	c.held = c.held[:0]
@@ -342,21 +343,21 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
 	late := &Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
-		if u.commits != nil {
-			u.commits.Add(1)
+		if u.Commits != nil {
+			u.Commits.Add(1)
 		}
-		for j, o := range u.outbox {
-			e := o.entry
+		for j, o := range u.Outbox {
+			e := o.Entry
 			e.Seq = p.seqs[i][j]
-			if o.queue == results.Queue {
+			if o.Queue == results.Queue {
 				results.Entries = append(results.Entries, e)
 			} else {
 				late.Entries = append(late.Entries, e)
 			}
 		}
-		c.held = append(c.held, u.acks...)
-		if u.reply != nil {
-			u.reply.release() // the last read of u
+		c.held = append(c.held, u.Acks...)
+		if u.Reply != nil {
+			u.Reply.Release() // the last read of u
 		}
 	}
 	if len(results.Entries) > 0 {
@@ -369,36 +370,36 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 
 // add writes one unit into the batch and returns the outbox sequence numbers it got.
 func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
-	if u.stream != nil {
-		b.PutStream(u.stream.device, u.stream.stream, u.stream.state)
+	if u.Stream != nil {
+		b.PutStream(u.Stream.Device, u.Stream.Stream, u.Stream.State)
 	}
-	if u.def != nil {
-		b.PutWindowDef(u.def.device, u.def.window, u.def.def)
+	if u.Def != nil {
+		b.PutWindowDef(u.Def.Device, u.Def.Window, u.Def.Def)
 	}
-	if u.valve != nil {
-		b.PutValve(u.valve.device, u.valve.window, u.valve.key, u.valve.watermark, u.valve.inputs)
+	if u.Valve != nil {
+		b.PutValve(u.Valve.Device, u.Valve.Window, u.Valve.Key, u.Valve.Watermark, u.Valve.Inputs)
 	}
-	if d := u.dropValve; d != nil {
-		b.DeleteValve(d.device, d.window, d.key)
+	if d := u.DropValve; d != nil {
+		b.DeleteValve(d.Device, d.Window, d.Key)
 	}
-	if d := u.dropStream; d != nil {
-		b.DeleteStream(d.device, d.stream)
+	if d := u.DropStream; d != nil {
+		b.DeleteStream(d.Device, d.Stream)
 	}
-	for _, k := range u.deletes {
+	for _, k := range u.Deletes {
 		b.DeleteWindow(k)
 	}
-	for _, p := range u.puts {
-		b.PutWindow(p.key, p.state)
+	for _, p := range u.Puts {
+		b.PutWindow(p.Key, p.State)
 	}
-	for _, m := range u.marks {
-		b.PutMark(c.device, m.window, m.key, m.id)
+	for _, m := range u.Marks {
+		b.PutMark(c.device, m.Window, m.Key, m.ID)
 	}
 	var seqs []uint64
-	for _, o := range u.outbox {
-		seqs = append(seqs, b.Enqueue(o.queue, o.entry.Encode()))
+	for _, o := range u.Outbox {
+		seqs = append(seqs, b.Enqueue(o.Queue, o.Entry.Encode()))
 	}
-	for _, d := range u.dequeue {
-		b.Dequeue(d.queue, d.seq)
+	for _, d := range u.Dequeue {
+		b.Dequeue(d.Queue, d.Seq)
 	}
 	b.EndUnit()
 	return seqs

@@ -5,13 +5,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/persist"
 )
 
 // Acknowledged messages are not kept alive by the list of held acks, which the
 // committer keeps for its next commit.
 func TestCommitterDropsTheAcksItAcknowledged(t *testing.T) {
-	c := &committer{held: []*ack{newAck(nil, nil), newAck(nil, nil)}}
+	c := &committer{held: []*ack{commit.NewAck(nil, nil), commit.NewAck(nil, nil)}}
 	c.ackHeld()
 	if len(c.held) != 0 || slices.ContainsFunc(c.held[:cap(c.held)], func(a *ack) bool { return a != nil }) {
 		t.Fatal("the committer still holds acks it acknowledged")
@@ -31,11 +32,11 @@ func TestACommitLargerThanATransactionIsBatchedATransactionAtATime(t *testing.T)
 	c := &committer{env: &env{store: store}, device: "dev"}
 	p := &builtBatch{b: store.NewBatch()}
 	for u := range units {
-		un := newUnit()
+		un := commit.NewUnit()
 		for i := range puts {
-			un.puts = append(un.puts, windowPut{key: persist.WindowKey{Device: "dev", Window: "w", Key: fmt.Sprintf("k%d-%d", u, i)}, state: []byte{byte(u)}})
+			un.Puts = append(un.Puts, commit.WindowPut{Key: persist.WindowKey{Device: "dev", Window: "w", Key: fmt.Sprintf("k%d-%d", u, i)}, State: []byte{byte(u)}})
 		}
-		un.addOutbox(c.env, outboxPut{queue: resultsQueue("dev"), entry: outboxEntry{Topic: "t", Payload: []byte{byte(u)}}})
+		un.AddOutbox(&c.env.outputs, commit.OutboxPut{Queue: resultsQueue("dev"), Entry: outboxEntry{Topic: "t", Payload: []byte{byte(u)}}})
 		p.units = append(p.units, un)
 	}
 	if err := c.write(p); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
@@ -138,7 +139,7 @@ func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex, sche
 		pending:     pendingRestore{perWin: make([]int, len(p.windows))},
 		fedBy:       newFedBy(),
 		keyCount:    make([]int, len(p.windows)),
-		refused:     pendingUnits{main: &unit{}},
+		refused:     commit.NewPending(),
 		refusedLog:  burstLog{every: 10_000},
 		// Looked up once, not by its label at every tick.
 		inflightGauge: e.metrics.Inflight.WithLabelValues(p.device.ID),
@@ -412,7 +413,7 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 	n += p.ahead
 	p.ahead = 0
 	if scope == nil {
-		if units := p.refused.take(); len(units) > 0 {
+		if units := p.refused.Take(); len(units) > 0 {
 			ctx.Send(p.committer, &Flushed{Epoch: p.epoch, Units: units})
 			n++
 		}

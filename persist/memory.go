@@ -16,7 +16,7 @@ const (
 	memTableShare = 128
 	// txnShare: a transaction may hold changes of up to 30 % of a memtable, where
 	// Badger's own limit is 15 %: what it was with memtables twice the size, so the
-	// units actors close (maxUnitBytes, maxUnitChanges) and maxTxnOps still fit.
+	// units actors close (actors/commit's maxUnitBytes, maxUnitChanges) and maxTxnOps still fit.
 	txnShare = 30
 	// indexCacheShare: table indexes get 1/64 of the budget.
 	indexCacheShare = 64
