@@ -96,18 +96,6 @@ type MarkWatermark struct {
 	At        int64
 }
 
-// EpochClosed tells the committer how many Flushed replies make up an epoch.
-type EpochClosed struct {
-	Epoch  uint64
-	Expect int
-	Full   bool          // every actor with changes was asked (Flush.Scope nil)
-	done   chan struct{} // closed after the epoch is committed, for shutdown
-	uptime int64         // the device's uptime to save with the epoch, if not 0 (pipeline_uptime.go)
-}
-
-// Published reports that the sink delivered results from a device's result outbox.
-type Published struct{ Seqs []uint64 }
-
 // publishDone is a publish that the broker acknowledged or refused.
 type publishDone struct {
 	queue string
@@ -141,10 +129,6 @@ type commitWanted struct {
 	streams []string // that fed the window actor since its last flush; none: flush every actor
 	merged  uint64   // not 0: the window actor answered this epoch with Merge, a full flush must follow it
 }
-
-// committed tells the pipeline that the committer tried to commit every epoch up
-// to Epoch, so a commit wanted meanwhile can start.
-type committed struct{ Epoch uint64 }
 
 // DrainSink asks the sink to close Done once no publish awaits the broker's answer,
 // so shutdown can commit the deliveries and a restart does not publish them again.
@@ -220,10 +204,6 @@ type sourceStaying struct {
 	topic string
 	retry bool
 }
-
-// commitPending tells the pipeline that the committer holds deliveries to commit: the
-// pipeline flushes only when something changed, and these are a change.
-type commitPending struct{}
 
 // explainWanted asks a pipeline, from the daemon's /explain and /status, for the state
 // of one key of window definition win; the pipeline passes it on to the key's

@@ -219,7 +219,8 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
 	p.sources.reset() // a restarted pipeline's sources are new actors
 	p.sched.reset()
-	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
+	deps := p.env.commitDeps()
+	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return commit.NewCommitter(deps, dev) }))
 	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
 	for i := range p.plan.streams {
 		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer, ticked: &p.sourceTicked, uptime: &p.uptime}
@@ -278,7 +279,7 @@ func (p *pipeline) discardWindow(name string, saved, now []byte) {
 // has room, as it reads live results it left there: a backlog of any size after a long
 // broker outage holds no more memory than live results do.
 func (p *pipeline) resendResults(ctx actor.Context) {
-	ctx.Send(p.env.sink, &resendOutbox{queue: resultsQueue(p.plan.device.ID), replyTo: p.committer})
+	ctx.Send(p.env.sink, &resendOutbox{queue: commit.ResultsQueue(p.plan.device.ID), replyTo: p.committer})
 }
 
 // onRoute delivers a record to a key the source has no address for, spawning the
@@ -418,9 +419,9 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 			n++
 		}
 	}
-	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, done: done}
+	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, Done: done}
 	if scope == nil {
-		closed.uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
+		closed.Uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
 	}
 	ctx.Send(p.committer, closed)
 }

@@ -287,7 +287,7 @@ func (w *window) drain(now int64) {
 		sc.enc = appendResult(sc.enc[:0], w.device, w.plan.cfg.Name, res, now)
 		payload := w.env.produced(bytes.Clone(sc.enc))
 		w.pending.Unit().AddOutbox(&w.env.outputs, commit.OutboxPut{
-			Queue: resultsQueue(w.device),
+			Queue: commit.ResultsQueue(w.device),
 			Entry: outboxEntry{Topic: w.plan.topic.render(w.key), QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {

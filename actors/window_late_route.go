@@ -19,7 +19,7 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 	case strings.HasPrefix(dest, "topic:"):
 		u := p.SpillUnit()
 		u.AddOutbox(&e.outputs, commit.OutboxPut{
-			Queue: resultsQueue(l.Device),
+			Queue: commit.ResultsQueue(l.Device),
 			Entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: e.produced(appendLate(nil, l))},
 		})
 		return u

@@ -23,7 +23,7 @@ func TestGenerationStaysDurableWhenItsUnitIsReused(t *testing.T) {
 	if g.durable() {
 		t.Fatal("durable before its commit")
 	}
-	u.Commits.Add(1) // committer.handOn
+	u.Commits.Add(1) // the committer's handOn
 	if !g.durable() {
 		t.Fatal("not durable after its commit")
 	}

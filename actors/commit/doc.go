@@ -21,6 +21,13 @@
 //   - Inflight counts a device's messages between arrival and acknowledgement, so
 //     intake stops at limits.max_inflight instead of growing without bound.
 //
-// The package imports actors/outbox (a unit's outbox entries), persist and
-// watermark (the states a unit writes); it never imports actors.
+// The committer (one per device, spawned by the device's pipeline with Deps) writes
+// an epoch's units in one Badger transaction, then acknowledges the messages they
+// hold and hands the committed outbox entries on: results to the sink, upstream
+// records to the uplink, each of which reports them delivered so the entries are
+// deleted in a later commit.
+//
+// The package imports actors/outbox (a unit's outbox entries), actors/workers (a
+// commit waits for the disk off the live workers), persist and watermark (the
+// states a unit writes); it never imports actors.
 package commit

@@ -27,3 +27,23 @@ type Flushed struct {
 	one     [1]*Unit // holds Units when there is one (the usual case), sparing an allocation
 	main    Unit     // the sender's first main unit of the flush, allocated with its reply
 }
+
+// EpochClosed tells the committer how many Flushed replies make up an epoch.
+type EpochClosed struct {
+	Epoch  uint64
+	Expect int
+	Full   bool          // every actor with changes was asked (Flush.Scope nil)
+	Done   chan struct{} // closed after the epoch is committed, for shutdown
+	Uptime int64         // the device's uptime to save with the epoch, if not 0
+}
+
+// Published reports that the sink delivered results from a device's result outbox.
+type Published struct{ Seqs []uint64 }
+
+// Committed tells the pipeline that the committer tried to commit every epoch up to
+// Epoch, so a commit wanted meanwhile can start.
+type Committed struct{ Epoch uint64 }
+
+// CommitPending tells the pipeline that the committer holds deliveries to commit: the
+// pipeline flushes only when something changed, and these are a change.
+type CommitPending struct{}

@@ -1,26 +1,60 @@
-package actors
+package commit
 
 import (
 	"cmp"
+	"log/slog"
 	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
+	"github.com/edged/edged/actors/workers"
 	"github.com/edged/edged/persist"
 )
+
+// Deps is what a committer needs of the daemon it runs in.
+type Deps struct {
+	Store         *persist.Store
+	Log           *slog.Logger
+	Commits       prometheus.Counter
+	CommitErrors  prometheus.Counter
+	CommitSeconds prometheus.Histogram
+	Sink          *actor.PID // publishes committed results
+	Late          *actor.PID // ships committed upstream records; nil: none
+	Failures      *Failures  // devices whose last commit failed: health reports why
+	// TellCommitted: the pipeline holds the commits a result wants while one is in
+	// flight, so the committer tells it (Committed) once it tried each.
+	TellCommitted bool
+	// IntakeBlocked reports a full upstream outbox under policy block: acks are held
+	// so the broker stops sending. nil: never.
+	IntakeBlocked func() bool
+	// Dispatch runs the committer's mailbox: a commit waits for the disk off the
+	// live workers (workers.Pool.Blocking).
+	Dispatch actor.Dispatcher
+}
+
+func (d *Deps) blocked() bool { return d.IntakeBlocked != nil && d.IntakeBlocked() }
+
+// blocking runs f, which waits for the disk, so that live workers do not wait for it.
+func (d *Deps) blocking(f func()) {
+	if w, ok := d.Dispatch.(*workers.Pool); ok {
+		w.Blocking(f)
+		return
+	}
+	f()
+}
 
 // committer turns the flushed changes of one device's actors into Badger
 // transactions: persist first, then acknowledge the MQTT messages whose effects are now
 // durable, then hand committed results and late records to the actors that ship them.
 type committer struct {
-	env    *env
+	deps   *Deps
 	device string
 
-	units     []*unit                  // ready for the next commit
-	early     map[uint64][]*unit       // units of epochs still waiting for replies
+	units     []*Unit                  // ready for the next commit
+	early     map[uint64][]*Unit       // units of epochs still waiting for replies
 	replies   map[uint64][]replyUnits  // where each reply's units are in early, and its stamp
 	waiting   map[uint64]int           // epoch -> Flushed replies still expected (negative: early replies)
 	closed    []uint64                 // epochs whose size is known, oldest first
@@ -36,8 +70,8 @@ type committer struct {
 	settled   uint64         // the newest epoch committed or given up on
 	retry     *builtBatch    // a batch whose commit failed
 	spare     *persist.Batch // the last committed batch, reset: its buffers serve the next
-	delivered *unit          // the last unit in units collecting dequeues, if any
-	held      []*ack         // committed, not yet acknowledged: intake is blocked
+	delivered *Unit          // the last unit in units collecting dequeues, if any
+	held      []*Ack         // committed, not yet acknowledged: intake is blocked
 }
 
 // replyUnits is one Flushed reply's place among its epoch's units: its n units, and
@@ -49,7 +83,7 @@ type replyUnits struct {
 
 // appendByStamp appends an epoch's units to dst a reply at a time, the replies in the
 // order of their stamps (stable).
-func appendByStamp(dst, units []*unit, replies []replyUnits) []*unit {
+func appendByStamp(dst, units []*Unit, replies []replyUnits) []*Unit {
 	if slices.IsSortedFunc(replies, compareStamps) {
 		return append(dst, units...)
 	}
@@ -73,7 +107,7 @@ func appendByStamp(dst, units []*unit, replies []replyUnits) []*unit {
 func compareStamps(a, b replyUnits) int { return cmp.Compare(a.stamp, b.stamp) }
 
 // firstStamp is the lowest stamp of the units with outputs, or 0.
-func firstStamp(units []*unit) uint64 {
+func firstStamp(units []*Unit) uint64 {
 	var s uint64
 	for _, u := range units {
 		if u.Stamp != 0 && (s == 0 || u.Stamp < s) {
@@ -87,9 +121,11 @@ func firstStamp(units []*unit) uint64 {
 // given up on.
 const maxOpenEpochs = 8
 
-func newCommitter(e *env, device string) *committer {
+// NewCommitter returns the committer of device's actors; its parent is the device's
+// pipeline, which it tells Committed and CommitPending.
+func NewCommitter(deps *Deps, device string) actor.Actor {
 	return &committer{
-		env: e, device: device, early: map[uint64][]*unit{}, replies: map[uint64][]replyUnits{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
+		deps: deps, device: device, early: map[uint64][]*Unit{}, replies: map[uint64][]replyUnits{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
 		full: map[uint64]bool{}, merge: map[uint64]bool{}, uptimes: map[uint64]int64{},
 	}
 }
@@ -108,24 +144,24 @@ func (c *committer) Receive(ctx actor.Context) {
 		if m.Full {
 			c.full[m.Epoch] = true
 		}
-		if m.done != nil {
-			c.epochDone[m.Epoch] = m.done
+		if m.Done != nil {
+			c.epochDone[m.Epoch] = m.Done
 		}
-		if m.uptime != 0 {
-			c.uptimes[m.Epoch] = m.uptime
+		if m.Uptime != 0 {
+			c.uptimes[m.Epoch] = m.Uptime
 		}
 		// Replies to an epoch may still be on their way when the next one closes; an
 		// epoch that stays incomplete for many more lost a reply (an actor restarted
 		// mid-flush): stop waiting for it rather than stall the device. Whatever
 		// arrives for it later is committed with the next epoch.
 		for len(c.closed) > maxOpenEpochs && (c.waiting[c.closed[0]] > 0 || c.merge[c.closed[0]]) {
-			c.env.log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
+			c.deps.Log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
 			c.settle(1)
 		}
 		c.maybeCommit(ctx)
 	case *Published:
-		c.dequeue(ctx, resultsQueue(c.device), m.Seqs)
-	case *Delivered:
+		c.dequeue(ctx, ResultsQueue(c.device), m.Seqs)
+	case *outbox.Delivered:
 		c.dequeue(ctx, m.Queue, m.Seqs)
 	}
 }
@@ -158,14 +194,14 @@ func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 	if !c.pending && len(seqs) > 0 {
 		// The pipeline flushes only when something changed: tell it these wait.
 		c.pending = true
-		ctx.Send(ctx.Parent(), &commitPending{})
+		ctx.Send(ctx.Parent(), &CommitPending{})
 	}
 	for _, s := range seqs {
 		if c.delivered == nil || c.delivered.Full(0, 0) {
-			c.delivered = &unit{}
+			c.delivered = &Unit{}
 			c.units = append(c.units, c.delivered)
 		}
-		c.delivered.Dequeue = append(c.delivered.Dequeue, commit.DequeuePut{Queue: queue, Seq: s})
+		c.delivered.Dequeue = append(c.delivered.Dequeue, DequeuePut{Queue: queue, Seq: s})
 	}
 }
 
@@ -174,7 +210,7 @@ func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 // an epoch commits whole and after the ones before it; a later epoch still waiting for
 // replies does not hold back the complete ones, which under load would stall commits
 // for good. An epoch with a Merge reply is not a cut by itself: it commits with the
-// next full epoch (see pipeline_commit_soon.go).
+// next full epoch (see the actors' pipeline_commit_soon.go).
 func (c *committer) maybeCommit(ctx actor.Context) {
 	n, held := 0, false
 	for i, e := range c.closed {
@@ -197,8 +233,8 @@ func (c *committer) maybeCommit(ctx actor.Context) {
 // commit's acks and hand-offs, which take a while: the next flush's answers queue
 // behind them meanwhile instead of starting after them.
 func (c *committer) tried(ctx actor.Context) {
-	if c.env.commitResults {
-		ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
+	if c.deps.TellCommitted {
+		ctx.Send(ctx.Parent(), &Committed{Epoch: c.settled})
 	}
 }
 
@@ -238,7 +274,7 @@ func (c *committer) commit(ctx actor.Context) {
 	if c.retry == nil && (len(c.units) > 0 || c.uptime != 0) {
 		b := c.spare
 		if b == nil {
-			b = c.env.store.NewBatch()
+			b = c.deps.Store.NewBatch()
 		}
 		c.spare = nil
 		c.retry = &builtBatch{b: b, units: c.units, uptime: c.uptime}
@@ -247,17 +283,17 @@ func (c *committer) commit(ctx actor.Context) {
 	p, start := c.retry, time.Now()
 	var err error
 	if p != nil {
-		c.env.blocking(func() { err = c.write(p) })
+		c.deps.blocking(func() { err = c.write(p) })
 	}
 	c.tried(ctx)
 	if p != nil {
 		if err != nil {
 			// Nothing is acknowledged, so the broker keeps every message. Intake
 			// stalls instead of losing data.
-			c.env.metrics.CommitErrors.Inc()
-			c.env.commitFailures.set(c.device, err) // the latest cause, for /healthz
+			c.deps.CommitErrors.Inc()
+			c.deps.Failures.set(c.device, err) // the latest cause, for /healthz
 			if !c.failed {
-				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
+				c.deps.Log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
 			}
 			c.failed = true
 			// A stop waiting for this commit must not wait for the disk: what is
@@ -269,15 +305,15 @@ func (c *committer) commit(ctx actor.Context) {
 		p.b.Reset()
 		c.spare = p.b
 		if c.failed {
-			c.env.log.Info("committing state works again", "device", c.device)
-			c.env.commitFailures.set(c.device, nil)
+			c.deps.Log.Info("committing state works again", "device", c.device)
+			c.deps.Failures.set(c.device, nil)
 			c.failed = false
 		}
-		c.env.metrics.Commits.Inc()
-		c.env.metrics.CommitSeconds.Observe(time.Since(start).Seconds())
+		c.deps.Commits.Inc()
+		c.deps.CommitSeconds.Observe(time.Since(start).Seconds())
 		c.handOn(ctx, p)
 	}
-	if !c.env.blocked() {
+	if !c.deps.blocked() {
 		c.ackHeld()
 	}
 	c.closeDones()
@@ -317,7 +353,7 @@ func (c *committer) write(p *builtBatch) error {
 			p.b.PutUptime(c.device, p.uptime)
 			p.uptime = 0
 		}
-		if err := c.env.store.Commit(p.b); err != nil {
+		if err := c.deps.Store.Commit(p.b); err != nil {
 			return err
 		}
 		if p.added == len(p.units) {
@@ -331,7 +367,7 @@ func (c *committer) write(p *builtBatch) error {
 // the outbox sequence numbers of those added to it so far.
 type builtBatch struct {
 	b      *persist.Batch
-	units  []*unit
+	units  []*Unit
 	added  int // units[:added] are in b or were committed from it
 	seqs   [][]uint64
 	uptime int64 // to save after the units, if not 0
@@ -340,8 +376,8 @@ type builtBatch struct {
 // handOn runs after a commit: committed results go to the sink, late records to
 // upstream, acks wait in held until intake may go on.
 func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
-	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
-	late := &Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
+	results := &outbox.Enqueued{Queue: ResultsQueue(c.device), ReplyTo: ctx.Self()}
+	late := &outbox.Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
 		if u.Commits != nil {
 			u.Commits.Add(1)
@@ -361,15 +397,15 @@ func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
 		}
 	}
 	if len(results.Entries) > 0 {
-		ctx.Send(c.env.sink, results)
+		ctx.Send(c.deps.Sink, results)
 	}
-	if len(late.Entries) > 0 && c.env.late != nil {
-		ctx.Send(c.env.late, late)
+	if len(late.Entries) > 0 && c.deps.Late != nil {
+		ctx.Send(c.deps.Late, late)
 	}
 }
 
 // add writes one unit into the batch and returns the outbox sequence numbers it got.
-func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
+func (c *committer) add(b *persist.Batch, u *Unit) []uint64 {
 	if u.Stream != nil {
 		b.PutStream(u.Stream.Device, u.Stream.Stream, u.Stream.State)
 	}
