@@ -6,9 +6,9 @@ package commit
 // units of records that went to an outbox, each holding its records' dedup marks and
 // acks, so every record's effect stays atomic with its mark.
 //
-// An actor's first change after a flush takes the next flush's reply from replies:
-// the reply and the unit it will most likely carry are one object. Until then main
-// and reply are nil, so an idle actor, most of a gateway's, holds neither.
+// An actor's first change after a flush takes the next flush's reply from
+// replyPool: the reply and the unit it will most likely carry are one object. Until
+// then main and reply are nil, so an idle actor, most of a gateway's, holds neither.
 type Pending struct {
 	main  *Unit       // nil until a change since the last flush
 	reply *Flushed    // the next flush's reply, whose own unit is the first main unit; nil until taken

@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// replies recycles Flushed replies with the main unit each embeds: an actor flushes
-// every commit interval, and a reply made afresh at each flush would be two
+// replyPool recycles Flushed replies with the main unit each embeds: an actor
+// flushes every commit interval, and a reply made afresh at each flush would be two
 // allocations more on the record path.
 //
 // Lifetime: an actor takes a reply at its first change after a flush
@@ -20,11 +20,11 @@ import (
 // A window's generation may still hold the commit count of a unit that went back to
 // the pool, or is in use again: it compares the count with the one it saw, and a
 // unit is only reused after the commit it waits for.
-var replies = sync.Pool{New: func() any { return new(Flushed) }}
+var replyPool = sync.Pool{New: func() any { return new(Flushed) }}
 
 // takeReply returns an empty reply whose main unit is ready for changes.
 func takeReply() *Flushed {
-	f := replies.Get().(*Flushed)
+	f := replyPool.Get().(*Flushed)
 	f.ready()
 	return f
 }
@@ -43,5 +43,5 @@ func (f *Flushed) Release() {
 	f.main.reset()
 	f.Epoch, f.Extra, f.Merge, f.Units, f.one[0] = 0, 0, false, nil, nil
 	f.Carried, f.Flush = nil, nil
-	replies.Put(f)
+	replyPool.Put(f)
 }

@@ -31,7 +31,7 @@ type Unit struct {
 	// count only grows. It is apart from the unit so that an idle window keeps a
 	// counter alive, not the unit and the reply it is part of.
 	Commits *atomic.Uint32
-	Reply   *Flushed // the pooled reply this is the main unit of (see replies); nil if none
+	Reply   *Flushed // the pooled reply this is the main unit of (see replyPool); nil if none
 	Slab    []byte   // window states are encoded into it, one buffer for the unit's puts
 
 	// An actor's unit of one flush usually holds one ack, one window state or one
