@@ -1,6 +1,10 @@
 package actors
 
-import "github.com/edged/edged/actors/outbox"
+import (
+	"github.com/edged/edged/actors/outbox"
+
+	"github.com/edged/edged/actors/commit"
+)
 
 // The outbox contract lives in package outbox, which the uplink shares; these are the
 // topology's names for it.
@@ -11,13 +15,9 @@ type (
 	Delivered   = outbox.Delivered
 )
 
-// resultsQueue names a device's result outbox; each device has its own queues so
-// order is kept per device.
-func resultsQueue(device string) string { return "res/" + device }
-
 // DeviceQueues names the outbox queues a device's pipeline writes: its committed
 // results for the local broker and its records for upstream. Tools that delete a
 // device's state (edged prune) delete these with it.
 func DeviceQueues(device string) []string {
-	return []string{resultsQueue(device), outbox.UpstreamQueue(device)}
+	return []string{commit.ResultsQueue(device), outbox.UpstreamQueue(device)}
 }

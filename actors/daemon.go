@@ -224,8 +224,8 @@ func (d *Daemon) stop(timeout time.Duration) error {
 // messages of each device whose effect could not be committed.
 func (d *Daemon) logUnacknowledged() {
 	failing := map[string]error{}
-	for _, f := range d.topo.env.commitFailures.list() {
-		failing[f.device] = f.err
+	for _, f := range d.topo.env.commitFailures.List() {
+		failing[f.Device] = f.Err
 	}
 	d.topo.mu.RLock()
 	defer d.topo.mu.RUnlock()
@@ -318,11 +318,11 @@ func (d *Daemon) Health() (ok bool, status string) {
 	if disk != nil {
 		problems = append(problems, disk.Error()+": commits paused, intake stalled until there is room")
 	}
-	for _, f := range d.topo.env.commitFailures.list() {
-		if disk != nil && errors.Is(f.err, persist.ErrDiskLow) {
+	for _, f := range d.topo.env.commitFailures.List() {
+		if disk != nil && errors.Is(f.Err, persist.ErrDiskLow) {
 			continue // said above
 		}
-		problems = append(problems, fmt.Sprintf("state commits failing for device %s: %v: intake stalled", f.device, f.err))
+		problems = append(problems, fmt.Sprintf("state commits failing for device %s: %v: intake stalled", f.Device, f.Err))
 	}
 	switch {
 	case len(problems) > 0:

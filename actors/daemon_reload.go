@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/mqtt"
@@ -232,7 +233,7 @@ func (d *Daemon) drainDevices(ctx context.Context, running map[string]routedDevi
 			continue
 		}
 		done := make(chan struct{})
-		t.system.Root.Send(t.env.sink, &detachQueue{queue: resultsQueue(id), done: done})
+		t.system.Root.Send(t.env.sink, &detachQueue{queue: commit.ResultsQueue(id), done: done})
 		if err := waitDone(ctx, done); err != nil {
 			return err
 		}

@@ -52,11 +52,9 @@
 //   - window*.go: the window actor of one window definition and key: records and
 //     firings (window.go), its saved state, passivation, late-record routes, result
 //     topics, the summaries /status shows and the state /explain shows.
-//   - commit_*.go: the commit protocol the actors and the committer share: units
-//     (what one reply carries into an epoch), acks and in-flight accounting,
-//     pooled Flushed replies, outbox queue names.
-//   - committer*.go: the committer actor, one per device, and the failures
-//     /healthz reports.
+//   - commit_*.go: this package's names for the commit protocol of actors/commit
+//     (commit_protocol.go) and for the outbox contract of actors/outbox, and the
+//     outbox queues of a device (commit_outbox.go).
 //   - sink.go: the sink actor, publishing committed results to the local broker.
 //   - topology*.go: the actor tree of a daemon or replay, its supervisor, and when
 //     a live topology is ticked.
@@ -72,9 +70,14 @@
 // Sub-packages:
 //
 //   - actors (this package): the topology (router, pipeline, source and window
-//     actors, topology.go), the durability protocol (units, flush, committer, sink,
-//     outboxes), the daemon, replay and metrics, and the glue that runs the status
-//     sampler (daemon_status_loop.go).
+//     actors, topology.go), the sink, the daemon, replay and metrics, and the glue
+//     that runs the status sampler (daemon_status_loop.go).
+//   - actors/commit: the commit protocol: units (what one reply carries into an
+//     epoch) and the Pending units of an actor, the pool of Flushed replies, acks
+//     and in-flight accounting, the messages of the protocol (this package's names
+//     for them are aliases), and the committer actor, one per device, with the
+//     failures /healthz reports. The pipeline spawns it with commit.Deps, what it
+//     needs of the daemon.
 //   - actors/uplink: the upstream-sync actor that ships the upstream outboxes to a
 //     cloud MQTT broker or NATS JetStream, and its transports. The daemon starts an
 //     uplink.Link and spawns the actor through it.
@@ -88,7 +91,8 @@
 //     its handlers.
 //
 // Imports go one way: actors imports its sub-packages, uplink imports outbox,
-// status imports watermark, and outbox and workers import no package of edged; a
-// sub-package never imports actors. This package may import everything else in
-// edged; nothing but cmd/ and testing/ imports it.
+// commit imports outbox, workers, persist and watermark, status imports
+// watermark, and outbox and workers import no package of edged; a sub-package
+// never imports actors. This package may import everything else in edged;
+// nothing but cmd/ and testing/ imports it.
 package actors

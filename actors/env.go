@@ -6,7 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/edged/edged/actors/workers"
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/persist"
 )
 
@@ -44,7 +44,7 @@ type env struct {
 	// passivateSourceDelay, if set, replaces each stream definition's delay
 	// (its idle_timeout) before a quiet source is passivated.
 	passivateSourceDelay func(def int) int64
-	commitFailures       commitFailures // devices whose last commit failed: health reports why
+	commitFailures       commit.Failures // devices whose last commit failed: health reports why
 	// sinkRetrying: the sink holds results whose publish failed, which it retries
 	// on ticks; the topology ticks it only then (a tick the sink does not need still
 	// cost a worker and a timer a hundred times a second at rest).
@@ -55,11 +55,20 @@ type env struct {
 	// ticked every tickEvery meanwhile; nil without an uplink.
 	uplinkBusy func() bool
 	// outputs counts the units that took a result or a late record, in the order
-	// they did: a commit numbers outbox entries in that order (committer.settle).
+	// they did: a commit numbers outbox entries in that order (see commit's committer.settle).
 	outputs atomic.Uint64
 }
 
 func (e *env) blocked() bool { return e.intakeBlocked != nil && e.intakeBlocked() }
+
+// commitDeps is what a device's committer needs of the daemon.
+func (e *env) commitDeps() *commit.Deps {
+	return &commit.Deps{
+		Store: e.store, Log: e.log, Sink: e.sink, Late: e.late, Failures: &e.commitFailures,
+		Commits: e.metrics.Commits, CommitErrors: e.metrics.CommitErrors, CommitSeconds: e.metrics.CommitSeconds,
+		TellCommitted: e.commitResults, IntakeBlocked: e.intakeBlocked, Dispatch: e.dispatch,
+	}
+}
 
 // produced reports a result or late record bound for the output (a local publish or
 // the late output) to the replay, if any, at the moment it happens.
@@ -68,15 +77,6 @@ func (e *env) produced(payload []byte) []byte {
 		e.traceOutput(payload)
 	}
 	return payload
-}
-
-// blocking runs f, which waits for the disk, so that live workers do not wait for it.
-func (e *env) blocking(f func()) {
-	if w, ok := e.dispatch.(*workers.Pool); ok {
-		w.Blocking(f)
-		return
-	}
-	f()
 }
 
 // props builds actor props that run on the environment's dispatcher: workers live,

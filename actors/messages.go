@@ -96,46 +96,6 @@ type MarkWatermark struct {
 	At        int64
 }
 
-// Flush asks an actor to hand its uncommitted changes to the committer. Scope is nil
-// when every actor with changes is asked; a flush for results goes only to the
-// sources of the streams in Scope, and from them to the window actors they fed (see
-// pipeline_commit_soon.go).
-type Flush struct {
-	Epoch uint64
-	Scope map[string]struct{}
-}
-
-// EpochClosed tells the committer how many Flushed replies make up an epoch.
-type EpochClosed struct {
-	Epoch  uint64
-	Expect int
-	Full   bool          // every actor with changes was asked (Flush.Scope nil)
-	done   chan struct{} // closed after the epoch is committed, for shutdown
-	uptime int64         // the device's uptime to save with the epoch, if not 0 (pipeline_uptime.go)
-}
-
-// Flushed is one actor's uncommitted changes; the committer applies it atomically.
-// A source passes the flush on to the window actors it touched and says how many in
-// Extra, so the committer knows to wait for their answers. When it touched one, its
-// own reply goes as the flush to that one, which hands it on as carried with its own:
-// one message to the committer fewer per source and commit.
-type Flushed struct {
-	Epoch uint64
-	Units []*unit // committed in the same batch
-	Extra int
-	// Merge: the sender, a window actor asked by a scoped flush, was fed by a stream
-	// outside the scope since its last flush; the epoch is committed only together
-	// with a later full one, which holds that stream's state.
-	Merge   bool
-	carried *Flushed // a source's reply, applied before this one
-	flush   *Flush   // the flush a source's reply stands for when a window actor carries it
-	one     [1]*unit // holds Units when there is one (the usual case), sparing an allocation
-	main    unit     // the sender's first main unit of the flush, allocated with its reply
-}
-
-// Published reports that the sink delivered results from a device's result outbox.
-type Published struct{ Seqs []uint64 }
-
 // publishDone is a publish that the broker acknowledged or refused.
 type publishDone struct {
 	queue string
@@ -169,10 +129,6 @@ type commitWanted struct {
 	streams []string // that fed the window actor since its last flush; none: flush every actor
 	merged  uint64   // not 0: the window actor answered this epoch with Merge, a full flush must follow it
 }
-
-// committed tells the pipeline that the committer tried to commit every epoch up
-// to Epoch, so a commit wanted meanwhile can start.
-type committed struct{ Epoch uint64 }
 
 // DrainSink asks the sink to close Done once no publish awaits the broker's answer,
 // so shutdown can commit the deliveries and a restart does not publish them again.
@@ -248,10 +204,6 @@ type sourceStaying struct {
 	topic string
 	retry bool
 }
-
-// commitPending tells the pipeline that the committer holds deliveries to commit: the
-// pipeline flushes only when something changed, and these are a change.
-type commitPending struct{}
 
 // explainWanted asks a pipeline, from the daemon's /explain and /status, for the state
 // of one key of window definition win; the pipeline passes it on to the key's

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
@@ -138,7 +139,7 @@ func newPipeline(e *env, p *plan, inflight *inflight, sources *sourceIndex, sche
 		pending:     pendingRestore{perWin: make([]int, len(p.windows))},
 		fedBy:       newFedBy(),
 		keyCount:    make([]int, len(p.windows)),
-		refused:     pendingUnits{main: &unit{}},
+		refused:     commit.NewPending(),
 		refusedLog:  burstLog{every: 10_000},
 		// Looked up once, not by its label at every tick.
 		inflightGauge: e.metrics.Inflight.WithLabelValues(p.device.ID),
@@ -218,7 +219,8 @@ func (p *pipeline) onStarted(ctx actor.Context) {
 	dev := p.plan.device.ID
 	p.sources.reset() // a restarted pipeline's sources are new actors
 	p.sched.reset()
-	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return newCommitter(p.env, dev) }))
+	deps := p.env.commitDeps()
+	p.committer = ctx.Spawn(p.env.props(func() actor.Actor { return commit.NewCommitter(deps, dev) }))
 	p.srcDefs = make([]*sourceDef, len(p.plan.streams))
 	for i := range p.plan.streams {
 		p.srcDefs[i] = &sourceDef{env: p.env, device: dev, plan: &p.plan.streams[i], committer: p.committer, ticked: &p.sourceTicked, uptime: &p.uptime}
@@ -277,7 +279,7 @@ func (p *pipeline) discardWindow(name string, saved, now []byte) {
 // has room, as it reads live results it left there: a backlog of any size after a long
 // broker outage holds no more memory than live results do.
 func (p *pipeline) resendResults(ctx actor.Context) {
-	ctx.Send(p.env.sink, &resendOutbox{queue: resultsQueue(p.plan.device.ID), replyTo: p.committer})
+	ctx.Send(p.env.sink, &resendOutbox{queue: commit.ResultsQueue(p.plan.device.ID), replyTo: p.committer})
 }
 
 // onRoute delivers a record to a key the source has no address for, spawning the
@@ -412,14 +414,14 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 	n += p.ahead
 	p.ahead = 0
 	if scope == nil {
-		if units := p.refused.take(); len(units) > 0 {
+		if units := p.refused.Take(); len(units) > 0 {
 			ctx.Send(p.committer, &Flushed{Epoch: p.epoch, Units: units})
 			n++
 		}
 	}
-	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, done: done}
+	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, Done: done}
 	if scope == nil {
-		closed.uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
+		closed.Uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
 	}
 	ctx.Send(p.committer, closed)
 }

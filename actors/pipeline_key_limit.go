@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/watermark"
 )
@@ -15,7 +16,7 @@ func (p *pipeline) refuseKey(m *routeRecord) {
 	if r.Dup {
 		if seen, err := p.env.store.HasMark(dev, wp.cfg.Name, r.Key, r.ID); err == nil && seen {
 			p.env.metrics.Duplicates.WithLabelValues(dev).Inc()
-			r.ack.done()
+			r.ack.Done()
 			return
 		}
 	}
@@ -27,13 +28,13 @@ func (p *pipeline) refuseKey(m *routeRecord) {
 		Watermark: watermark.Min, ReceivedAt: r.Arrived, Reason: status.KeyLimit, Payload: r.Payload,
 	})
 	if u == nil {
-		u = p.refused.main
+		u = p.refused.Main()
 	}
 	if r.QoS > 0 {
-		u.marks = append(u.marks, markPut{window: wp.cfg.Name, key: r.Key, id: r.ID})
+		u.Marks = append(u.Marks, commit.MarkPut{Window: wp.cfg.Name, Key: r.Key, ID: r.ID})
 	}
-	u.acks = append(u.acks, r.ack)
-	if p.refused.main.full(0, 0) {
-		p.refused.closeMain()
+	u.Acks = append(u.Acks, r.ack)
+	if p.refused.Main().Full(0, 0) {
+		p.refused.CloseMain()
 	}
 }

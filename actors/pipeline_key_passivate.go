@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 )
@@ -147,8 +148,8 @@ func (p *pipeline) onKeyPassivated(ctx actor.Context, m *keyPassivated) {
 		// the store keeps only what live keys need. Sent ahead of the next flush:
 		// a new actor of the key saves its valve in a reply to that flush or a later
 		// one, which the committer applies after this.
-		u := newUnit()
-		u.dropValve = &valveDrop{device: p.plan.device.ID, window: wp.cfg.Name, key: m.id.key}
+		u := commit.NewUnit()
+		u.DropValve = &commit.ValveDrop{Device: p.plan.device.ID, Window: wp.cfg.Name, Key: m.id.key}
 		p.sendAhead(ctx, u)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/watermark"
 )
 
@@ -192,8 +193,8 @@ func (p *pipeline) forgetStreams(ctx actor.Context, now int64) {
 		if was.advancing {
 			p.sched.advancing.Add(-1)
 		}
-		u := newUnit()
-		u.dropStream = &streamDrop{device: p.plan.device.ID, stream: topic}
+		u := commit.NewUnit()
+		u.DropStream = &commit.StreamDrop{Device: p.plan.device.ID, Stream: topic}
 		p.sendAhead(ctx, u)
 		p.env.metrics.Streams.Forget(p.plan.device.ID, topic)
 		p.env.metrics.StreamsForgotten.WithLabelValues(p.plan.device.ID, p.plan.streams[was.def].cfg.Name).Inc()

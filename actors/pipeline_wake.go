@@ -43,5 +43,5 @@ func (p *pipeline) nextWake() int64 {
 // or commits asked for.
 func (p *pipeline) changes() bool {
 	return len(p.sched.flushable) > 0 || p.sched.dirty.head.Load() != nil || len(p.touched) > 0 ||
-		!p.refused.empty() || p.ahead > 0 || p.wanted.full || len(p.wanted.streams) > 0 || p.committerPending
+		!p.refused.Empty() || p.ahead > 0 || p.wanted.full || len(p.wanted.streams) > 0 || p.committerPending
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 )
@@ -96,7 +97,7 @@ func TestAReplayFiring20000WindowsAtOnceCommitsEveryDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	left, err := store.Peek(resultsQueue("d"), 0, 10)
+	left, err := store.Peek(commit.ResultsQueue("d"), 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/actors/commit"
 )
 
 // router hands each incoming message to the source actors of the devices whose
@@ -117,9 +119,9 @@ func (r *router) routeOnce(m *Inbound, ackFn func()) (full chan struct{}) {
 		return nil
 	case 1:
 	default: // one message, several devices: the broker ack waits for all of them
-		shared := newAck(ackFn, nil)
-		shared.add(len(taken) - 1)
-		ackFn = shared.done
+		shared := commit.NewAck(ackFn, nil)
+		shared.Add(len(taken) - 1)
+		ackFn = shared.Done
 	}
 	for i, d := range taken {
 		in := m
@@ -155,7 +157,7 @@ func (r *router) deliver(d *routedDevice, in *Inbound, ackFn func()) {
 			src.sent.Add(^uint64(0))
 			continue
 		}
-		in.ackSlot.init(ackFn, d.inflight)
+		in.ackSlot.Init(ackFn, d.inflight)
 		in.ack = &in.ackSlot
 		d.inflight.Add(1)
 		r.root.Send(src.pid, in)
@@ -182,7 +184,7 @@ func (r *router) waitForRoom(d *routedDevice) {
 			defer check.Stop()
 		}
 		select {
-		case <-d.inflight.freed:
+		case <-d.inflight.Freed():
 		case <-check.C:
 			check.Reset(roomCheck)
 		}

@@ -12,7 +12,7 @@ import (
 // Lifetime: intake takes one per message and routes it with put as the ack
 // function. The ack runs put once every actor the message reached has made its effect
 // durable (or at once when no device takes it); by then each window actor has read
-// the record and no actor holds the message, and ack.done reads nothing of it after
+// the record and no actor holds the message, and Ack.Done reads nothing of it after
 // put. A message that is never acknowledged (a source that failed to start, a stop
 // that leaves it to redelivery) is left to the garbage collector.
 type inboundPool struct{ pool sync.Pool }

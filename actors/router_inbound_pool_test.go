@@ -15,8 +15,8 @@ func TestAPooledInboundAcksItsMessageOnce(t *testing.T) {
 	in.Inbound = Inbound{Topic: "t", QoS: 1}
 	in.msg = mqtt.NewMessage("t", nil, 1, false, func() { acks++ })
 	in.ack = &in.ackSlot
-	in.ackSlot.init(in.put, nil)
-	in.ack.done()
+	in.ackSlot.Init(in.put, nil)
+	in.ack.Done()
 	if acks != 1 {
 		t.Fatalf("acknowledged %d times, want once", acks)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 )
@@ -59,7 +60,7 @@ func TestResultsLeftUnpublishedAreSentAgainWithinTheSinksBound(t *testing.T) {
 	pad := strings.Repeat("x", size)
 	b := store.NewBatch()
 	for i := range backlog {
-		b.Enqueue(resultsQueue("d"), outboxEntry{Topic: "out/d", QoS: 1, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, i, pad)}.Encode())
+		b.Enqueue(commit.ResultsQueue("d"), outboxEntry{Topic: "out/d", QoS: 1, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, i, pad)}.Encode())
 		b.EndUnit()
 		if i%1000 == 999 || i == backlog-1 {
 			if err := store.Commit(b); err != nil {
@@ -90,9 +91,9 @@ func TestResultsLeftUnpublishedAreSentAgainWithinTheSinksBound(t *testing.T) {
 	close(pub.release)
 
 	deadline := time.Now().Add(time.Minute)
-	for store.Stats(resultsQueue("d")).Records > 0 {
+	for store.Stats(commit.ResultsQueue("d")).Records > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d results left in the outbox", store.Stats(resultsQueue("d")).Records, backlog)
+			t.Fatalf("%d of %d results left in the outbox", store.Stats(commit.ResultsQueue("d")).Records, backlog)
 		}
 		for _, d := range topo.flushAll() {
 			<-d

@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/mqtt"
@@ -197,8 +198,8 @@ func (s *source) onInbound(ctx actor.Context, m *Inbound) {
 	if !handedOff {
 		// A marker-only message, or a stream no window reads: its effect is the
 		// generator state, committed with the next flush.
-		u := s.pending.unit()
-		u.acks = append(u.acks, m.ack)
+		u := s.pending.Unit()
+		u.Acks = append(u.Acks, m.ack)
 	}
 }
 
@@ -208,8 +209,8 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	if m.Duplicate {
 		if seen, err := s.env.store.HasMark(s.device, "", s.stream(), id); err == nil && seen {
 			s.env.metrics.Duplicates.WithLabelValues(s.device).Inc()
-			u := s.pending.unit()
-			u.acks = append(u.acks, m.ack)
+			u := s.pending.Unit()
+			u.Acks = append(u.Acks, m.ack)
 			return
 		}
 	}
@@ -217,19 +218,19 @@ func (s *source) reject(m *Inbound, id uint64, l *lateRecord) {
 	l.Device, l.Stream, l.ReceivedAt, l.Payload = s.device, s.stream(), m.At, m.Payload
 	if s.env.late == nil {
 		s.env.metrics.UnshippedLate.WithLabelValues(s.device).Inc()
-		u := s.pending.unit()
-		u.acks = append(u.acks, m.ack)
+		u := s.pending.Unit()
+		u.Acks = append(u.Acks, m.ack)
 		return
 	}
-	u := s.pending.spillUnit()
-	u.addOutbox(s.env, outboxPut{
-		queue: outbox.UpstreamQueue(s.device),
-		entry: outboxEntry{Topic: "late/" + s.stream(), QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
+	u := s.pending.SpillUnit()
+	u.AddOutbox(&s.env.outputs, commit.OutboxPut{
+		Queue: outbox.UpstreamQueue(s.device),
+		Entry: outboxEntry{Topic: "late/" + s.stream(), QoS: 1, Payload: s.env.produced(appendLate(nil, l))},
 	})
 	if m.QoS > 0 {
-		u.marks = append(u.marks, markPut{key: s.stream(), id: id})
+		u.Marks = append(u.Marks, commit.MarkPut{Key: s.stream(), ID: id})
 	}
-	u.acks = append(u.acks, m.ack)
+	u.Acks = append(u.Acks, m.ack)
 }
 
 // readings are the Readings sources decode into, each only while it handles an

@@ -34,7 +34,7 @@ import (
 func (s *source) passivable() bool {
 	z := s.handle.sleep.Load()
 	return z != nil && z.until == math.MaxInt64 && s.gen.Status().Idle && !s.dirty && !s.maxUnsaved() &&
-		s.pending.main == nil && len(s.touched) == 0 && s.routed == nil && s.saveLater(s.gen.Status())
+		s.pending.Main() == nil && len(s.touched) == 0 && s.routed == nil && s.saveLater(s.gen.Status())
 }
 
 // durable reports whether what the source flushed last is committed.
@@ -57,10 +57,10 @@ func (s *source) flushedUnits(units []*unit) {
 		return
 	}
 	u := units[0] // a flush's units commit together
-	if u.commits == nil {
-		u.commits = new(atomic.Uint32) // before the send: the committer adds to it
+	if u.Commits == nil {
+		u.Commits = new(atomic.Uint32) // before the send: the committer adds to it
 	}
-	s.flushCommits, s.flushSeen = u.commits, u.commits.Load()
+	s.flushCommits, s.flushSeen = u.Commits, u.Commits.Load()
 }
 
 func (s *source) onPassivateSource(ctx actor.Context) {

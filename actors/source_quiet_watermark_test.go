@@ -25,8 +25,8 @@ func (h *heard) Receive(ctx actor.Context) {
 		m.done()
 	case *Flushed:
 		for _, u := range m.Units {
-			if u.stream != nil {
-				h.saved = append(h.saved, u.stream.state)
+			if u.Stream != nil {
+				h.saved = append(h.saved, u.Stream.State)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func TestARecordCostsOneWriteOfItsStreamsState(t *testing.T) {
 	for i := int64(1); i <= records; i++ {
 		now := i * 10
 		in := &Inbound{Topic: "t/a", Payload: fmt.Appendf(nil, `{"ts":%d}`, t0+i*100), At: now}
-		in.ackSlot.init(func() {}, nil)
+		in.ackSlot.Init(func() {}, nil)
 		in.ack = &in.ackSlot
 		root.Send(src, in)
 		flush()

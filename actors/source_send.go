@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/watermark"
 )
 
@@ -61,7 +62,7 @@ func (s *source) forward(ctx actor.Context, m *Inbound, id uint64) bool {
 		// fire on it before the next periodic emit: the trace must show it first.
 		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.stream(), Status: rec.Status, At: m.At})
 	}
-	m.ack.add(n - 1) // the source's own hold passes to the first window actor
+	m.ack.Add(n - 1) // the source's own hold passes to the first window actor
 	for _, wi := range s.plan.windows {
 		id := keyID{wi, r.Key}
 		if b := s.boundTo(id); b != nil {
@@ -197,11 +198,11 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 		saved, kept := s.uptime.saved(st)
 		s.savedIdle = st.Idle && kept // a base the uptime could not take yet is saved at the next change
 		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt
-		s.pending.unit().setStream(streamPut{device: s.device, stream: s.stream(), state: saved})
+		s.pending.Unit().SetStream(commit.StreamPut{Device: s.device, Stream: s.stream(), State: saved})
 		s.handle.setAdvancing(saved.Base != watermark.Min)
 		s.dirty = false
 	}
-	reply := s.pending.flushed(f.Epoch, len(s.touched))
+	reply := s.pending.Flushed(f.Epoch, len(s.touched))
 	s.flushedUnits(reply.Units)
 	// Flushed by window definition, then key, as fed (see onKeyBound).
 	slices.SortFunc(s.touched, compareBound)
@@ -212,7 +213,7 @@ func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if len(s.touched) == 1 {
 		b := s.touched[0]
 		b.touched = false
-		reply.flush = f
+		reply.Flush = f
 		ctx.Send(b.pid, reply) // the flush, and the reply to hand on
 	} else {
 		ctx.Send(s.committer, reply)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/workers"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
@@ -88,7 +89,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 // before it takes a message.
 func (t *topology) spawnDevice(p *plan, limits configs.Limits) (*actor.PID, routedDevice, error) {
 	e := t.env
-	inflight, sources, sched := newInflight(), newSourceIndex(), newSourceSchedule(e.ticks)
+	inflight, sources, sched := commit.NewInflight(), newSourceIndex(), newSourceSchedule(e.ticks)
 	dev := p.device.ID
 	produce, restored := t.restore.watch(func() actor.Actor { return newPipeline(e, p, inflight, sources, sched) })
 	props := e.props(produce, actor.WithSupervisor(newSupervisor(e.log, dev)))

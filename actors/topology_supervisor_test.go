@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/persist"
 )
@@ -86,7 +87,7 @@ func TestAPanickingWindowActorRestartsAndTheOthersKeepRunning(t *testing.T) {
 	}
 	// A record whose values do not match the window's fields makes the window actor
 	// of key a panic while it handles it.
-	root.Send(topo.pipelines[0], &routeRecord{rec: &RecordDecoded{Stream: "t/a", Key: "a", TS: t0 + 200, ack: newAck(nil, nil)}})
+	root.Send(topo.pipelines[0], &routeRecord{rec: &RecordDecoded{Stream: "t/a", Key: "a", TS: t0 + 200, ack: commit.NewAck(nil, nil)}})
 	publish(20, "t/a", `{"ts":1733140000300,"v":2}`)
 	publish(20, "t/b", `{"ts":1733140000300,"v":2}`)
 	publish(30, "t/a", `{"ts":1733140002000,"v":0}`)

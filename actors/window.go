@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/actors/status"
 	"github.com/edged/edged/persist"
@@ -142,7 +143,7 @@ func (w *window) receive(ctx actor.Context) {
 		w.onFlush(ctx, m, nil)
 	case *Flushed: // a source's reply, standing for its flush
 		w.resulted, w.commitAsked = false, false
-		w.onFlush(ctx, m.flush, m)
+		w.onFlush(ctx, m.Flush, m)
 	case *passivateQuery:
 		w.onQuery(ctx, m)
 	case *passivate:
@@ -159,15 +160,15 @@ func (w *window) onRecord(r *RecordDecoded) {
 		if seen, durable := w.applied(r.ID); seen {
 			w.env.metrics.Duplicates.WithLabelValues(w.device).Inc()
 			if durable {
-				r.ack.done()
+				r.ack.Done()
 				return
 			}
 			// The broker forgets a message once it is acknowledged: the redelivery's
 			// ack waits for the commit of the first copy's effect. That effect is in
 			// a unit of this flush or an earlier one, and units commit in order, so
 			// the last unit of this flush is durable only after it.
-			u := w.pending.last()
-			u.acks = append(u.acks, r.ack)
+			u := w.pending.Last()
+			u.Acks = append(u.Acks, r.ack)
 			return
 		}
 	}
@@ -178,7 +179,7 @@ func (w *window) onRecord(r *RecordDecoded) {
 	for _, f := range w.plan.fields {
 		sc.rec.Values = append(sc.rec.Values, r.Values[f])
 	}
-	u := w.pending.unit() // the unit the record's effect, mark and ack commit in
+	u := w.pending.Unit() // the unit the record's effect, mark and ack commit in
 	switch w.op.OnRecord(w.key, sc.rec, &sc.out) {
 	case windows.LateOutput:
 		if lu := w.late(r); lu != nil {
@@ -190,10 +191,10 @@ func (w *window) onRecord(r *RecordDecoded) {
 	}
 	w.drain(r.Arrived)
 	if r.QoS > 0 {
-		u.marks = append(u.marks, markPut{window: w.plan.cfg.Name, key: w.key, id: r.ID})
+		u.Marks = append(u.Marks, commit.MarkPut{Window: w.plan.cfg.Name, Key: w.key, ID: r.ID})
 		w.remember(r.ID)
 	}
-	u.acks = append(u.acks, r.ack)
+	u.Acks = append(u.Acks, r.ack)
 	w.maybeCloseUnit()
 }
 
@@ -285,14 +286,14 @@ func (w *window) drain(now int64) {
 		}
 		sc.enc = appendResult(sc.enc[:0], w.device, w.plan.cfg.Name, res, now)
 		payload := w.env.produced(bytes.Clone(sc.enc))
-		w.pending.unit().addOutbox(w.env, outboxPut{
-			queue: resultsQueue(w.device),
-			entry: outboxEntry{Topic: w.plan.topic.render(w.key), QoS: w.plan.cfg.Output.QoS, Payload: payload},
+		w.pending.Unit().AddOutbox(&w.env.outputs, commit.OutboxPut{
+			Queue: commit.ResultsQueue(w.device),
+			Entry: outboxEntry{Topic: w.plan.topic.render(w.key), QoS: w.plan.cfg.Output.QoS, Payload: payload},
 		})
 		if w.plan.cfg.UpstreamResults && w.env.late != nil {
-			w.pending.unit().addOutbox(w.env, outboxPut{
-				queue: outbox.UpstreamQueue(w.device),
-				entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
+			w.pending.Unit().AddOutbox(&w.env.outputs, commit.OutboxPut{
+				Queue: outbox.UpstreamQueue(w.device),
+				Entry: outboxEntry{Topic: "results/" + w.plan.cfg.Name, QoS: 1, Payload: payload},
 			})
 		}
 	}

@@ -3,6 +3,7 @@ package actors
 import (
 	"strings"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/configs"
 )
@@ -16,10 +17,10 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 	case dest == "drop":
 		return nil
 	case strings.HasPrefix(dest, "topic:"):
-		u := p.spillUnit()
-		u.addOutbox(e, outboxPut{
-			queue: resultsQueue(l.Device),
-			entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: e.produced(appendLate(nil, l))},
+		u := p.SpillUnit()
+		u.AddOutbox(&e.outputs, commit.OutboxPut{
+			Queue: commit.ResultsQueue(l.Device),
+			Entry: outboxEntry{Topic: strings.TrimPrefix(dest, "topic:"), QoS: cfg.Output.QoS, Payload: e.produced(appendLate(nil, l))},
 		})
 		return u
 	case e.late == nil:
@@ -28,10 +29,10 @@ func routeLate(e *env, p *pendingUnits, cfg *configs.Window, l *lateRecord) *uni
 			"key", l.Key, "ts", l.TS, "watermark", l.Watermark, "reason", l.Reason)
 		return nil
 	default:
-		u := p.spillUnit()
-		u.addOutbox(e, outboxPut{
-			queue: outbox.UpstreamQueue(l.Device),
-			entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: e.produced(appendLate(nil, l))},
+		u := p.SpillUnit()
+		u.AddOutbox(&e.outputs, commit.OutboxPut{
+			Queue: outbox.UpstreamQueue(l.Device),
+			Entry: outboxEntry{Topic: "late/" + l.Stream, QoS: 1, Payload: e.produced(appendLate(nil, l))},
 		})
 		return u
 	}

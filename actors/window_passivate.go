@@ -20,7 +20,7 @@ import (
 // statuses came in, which a key that comes back cannot rebuild).
 func (w *window) quietShape() bool {
 	return !w.op.Holds(w.key) && w.dirty.len() == 0 && !(w.valveDirty && (w.fired || w.joined)) &&
-		w.pending.main == nil && !w.earlyAsked && !w.resulted && !w.commitAsked && w.valve.Inputs() <= 1
+		w.pending.Main() == nil && !w.earlyAsked && !w.resulted && !w.commitAsked && w.valve.Inputs() <= 1
 }
 
 // durable reports whether everything the actor flushed is committed.
@@ -55,10 +55,10 @@ func (w *window) flushedUnits(units []*unit) {
 		return
 	}
 	u := units[0] // a flush's units commit together
-	if u.commits == nil {
-		u.commits = new(atomic.Uint32) // before the send: the committer adds to it
+	if u.Commits == nil {
+		u.Commits = new(atomic.Uint32) // before the send: the committer adds to it
 	}
-	w.flushCommits, w.flushSeen = u.commits, u.commits.Load()
+	w.flushCommits, w.flushSeen = u.Commits, u.Commits.Load()
 }
 
 // onQuery answers whether the key is still as quiet as it reported.

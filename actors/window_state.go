@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/edged/edged/actors/commit"
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/watermark"
 	"github.com/edged/edged/windows"
@@ -71,8 +72,8 @@ type generation struct {
 }
 
 // durable reports whether the flush that took the ids is committed. Its unit may be
-// in use again by then (see replies), but only after that commit, and its count only
-// grows.
+// in use again by then (see commit's reply pool), but only after that commit, and its
+// count only grows.
 func (g *generation) durable() bool { return g.commits != nil && g.commits.Load() != g.seen }
 
 func (w *window) remember(id uint64) {
@@ -107,13 +108,13 @@ func (w *window) applied(id uint64) (seen, durable bool) {
 
 func (w *window) onFlush(ctx actor.Context, m *Flush, carried *Flushed) {
 	w.saveState()
-	f := w.pending.flushed(m.Epoch, 0)
+	f := w.pending.Flushed(m.Epoch, 0)
 	w.settleGenerations(f.Units)
 	w.flushedUnits(f.Units)
 	merge := len(f.Units) > 0 && !w.fedFrom(m.Scope)
 	f.Merge = merge
 	w.feeders = w.feeders[:0]
-	f.carried = carried
+	f.Carried = carried
 	ctx.Send(w.committer, f)
 	if merge {
 		ctx.Send(ctx.Parent(), &commitWanted{merged: m.Epoch})
@@ -137,39 +138,39 @@ func (w *window) fedFrom(scope map[string]struct{}) bool {
 
 // maybeCloseUnit closes the main unit once it, with the windows still to be written,
 // reaches a unit's bounds: the key's state as of now goes into it, so it holds a
-// consistent step (see maxUnitChanges).
+// consistent step (see commit.Unit.Full).
 func (w *window) maybeCloseUnit() {
-	if w.pending.mainFull(w.dirty.len(), w.dirty.len()*int(w.stateSize)) {
+	if w.pending.MainFull(w.dirty.len(), w.dirty.len()*int(w.stateSize)) {
 		w.saveState()
-		w.pending.closeMain()
+		w.pending.CloseMain()
 	}
 }
 
 // saveState writes what changed in the key's windows and valve into the main unit.
 func (w *window) saveState() {
-	u := w.pending.unit()
+	u := w.pending.Unit()
 	name := w.plan.cfg.Name
 	// Deletes go first: a session window merged into one with the same start is
 	// deleted and rewritten under the same key.
 	for win, put := range w.dirty.all() {
 		if !put {
-			u.deletes = append(u.deletes, persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start})
+			u.Deletes = append(u.Deletes, persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start})
 		}
 	}
 	for win, put := range w.dirty.all() {
 		if !put {
 			continue
 		}
-		state, ok := u.appendWindowState(&w.op, w.key, win, int(w.stateSize))
+		state, ok := appendWindowState(u, &w.op, w.key, win, int(w.stateSize))
 		if ok {
 			w.stateSize = max(w.stateSize, int32(len(state)))
-			u.puts = append(u.puts, windowPut{key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, state: state})
-			u.bytes += len(state)
+			u.Puts = append(u.Puts, commit.WindowPut{Key: persist.WindowKey{Device: w.device, Window: name, Key: w.key, Start: win.Start}, State: state})
+			u.Bytes += len(state)
 		}
 	}
 	w.dirty.clear()
-	if len(u.puts) > 0 && !w.defSaved {
-		u.def = &defPut{device: w.device, window: name, def: w.plan.def}
+	if len(u.Puts) > 0 && !w.defSaved {
+		u.Def = &commit.DefPut{Device: w.device, Window: name, Def: w.plan.def}
 		w.defSaved = true
 	}
 	// The valve (and with it the operator's watermark) is saved with the firings and
@@ -177,7 +178,7 @@ func (w *window) saveState() {
 	// high as the one behind what the store holds. Saving it on every advance would
 	// add a write per key and flush.
 	if w.valveDirty && (w.fired || w.joined) {
-		u.valve = &valvePut{device: w.device, window: name, key: w.key, watermark: w.op.Watermark(), inputs: w.valve.State()}
+		u.Valve = &commit.ValvePut{Device: w.device, Window: name, Key: w.key, Watermark: w.op.Watermark(), Inputs: w.valve.State()}
 		w.valveDirty, w.joined, w.fired = false, false, false
 	}
 }
@@ -187,10 +188,10 @@ func (w *window) saveState() {
 func (w *window) settleGenerations(units []*unit) {
 	if n := len(w.gens); n > 0 && w.gens[n-1].commits == nil && len(units) > 0 {
 		u := units[0]
-		if u.commits == nil {
-			u.commits = new(atomic.Uint32) // before the send: the committer adds to it
+		if u.Commits == nil {
+			u.Commits = new(atomic.Uint32) // before the send: the committer adds to it
 		}
-		w.gens[n-1].commits, w.gens[n-1].seen = u.commits, u.commits.Load()
+		w.gens[n-1].commits, w.gens[n-1].seen = u.Commits, u.Commits.Load()
 	}
 	// A durable generation leaves, its emptied ids moved past the end for the next one:
 	// a QoS 1 key starts a generation every flush, and each would allocate anew.
@@ -208,19 +209,19 @@ func (w *window) settleGenerations(units []*unit) {
 // A saved window is its end (the store keys it by start) followed by the operator's
 // own versioned encoding.
 
-// appendWindowState encodes a saved window into the unit's slab and returns it, or
-// false if the operator no longer holds the window. The batch copies states in, so
+// appendWindowState encodes a saved window into u's slab and returns it, or false
+// if the operator no longer holds the window. The batch copies states in, so
 // the slab lives as long as the unit. sizeHint is the largest state seen so far, so
 // the slab usually grows at most once.
-func (u *unit) appendWindowState(op *windows.Operator, key string, win windows.Window, sizeHint int) ([]byte, bool) {
-	start := len(u.slab)
-	b := slices.Grow(u.slab, max(sizeHint, 64))
+func appendWindowState(u *unit, op *windows.Operator, key string, win windows.Window, sizeHint int) ([]byte, bool) {
+	start := len(u.Slab)
+	b := slices.Grow(u.Slab, max(sizeHint, 64))
 	b, ok := op.AppendState(binary.AppendVarint(b, win.End), key, win)
 	if !ok {
 		return nil, false
 	}
 	// A slab that grew leaves the states cut before in the old array, which they keep.
-	u.slab = b
+	u.Slab = b
 	return b[start:len(b):len(b)], true
 }
 

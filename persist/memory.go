@@ -16,7 +16,8 @@ const (
 	memTableShare = 128
 	// txnShare: a transaction may hold changes of up to 30 % of a memtable, twice
 	// Badger's own 15 %: the bytes of 15 % of a memtable twice this size, which the
-	// units actors close (maxUnitBytes, maxUnitChanges) and maxTxnOps fit in.
+	// units actors close (actors/commit's maxUnitBytes, maxUnitChanges) and maxTxnOps
+	// fit in.
 	txnShare = 30
 	// indexCacheShare: table indexes get 1/64 of the budget.
 	indexCacheShare = 64

@@ -1,19 +1,21 @@
-package actors
+package commit
 
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
+	"github.com/edged/edged/actors/outbox"
 	"github.com/edged/edged/persist"
 )
 
 // Acknowledged messages are not kept alive by the list of held acks, which the
 // committer keeps for its next commit.
 func TestCommitterDropsTheAcksItAcknowledged(t *testing.T) {
-	c := &committer{held: []*ack{newAck(nil, nil), newAck(nil, nil)}}
+	c := &committer{held: []*Ack{NewAck(nil, nil), NewAck(nil, nil)}}
 	c.ackHeld()
-	if len(c.held) != 0 || slices.ContainsFunc(c.held[:cap(c.held)], func(a *ack) bool { return a != nil }) {
+	if len(c.held) != 0 || slices.ContainsFunc(c.held[:cap(c.held)], func(a *Ack) bool { return a != nil }) {
 		t.Fatal("the committer still holds acks it acknowledged")
 	}
 }
@@ -28,14 +30,14 @@ func TestACommitLargerThanATransactionIsBatchedATransactionAtATime(t *testing.T)
 	}
 	defer store.Close()
 	const units, puts = 12, 1000
-	c := &committer{env: &env{store: store}, device: "dev"}
+	c := &committer{deps: &Deps{Store: store}, device: "dev"}
 	p := &builtBatch{b: store.NewBatch()}
 	for u := range units {
-		un := newUnit()
+		un := NewUnit()
 		for i := range puts {
-			un.puts = append(un.puts, windowPut{key: persist.WindowKey{Device: "dev", Window: "w", Key: fmt.Sprintf("k%d-%d", u, i)}, state: []byte{byte(u)}})
+			un.Puts = append(un.Puts, WindowPut{Key: persist.WindowKey{Device: "dev", Window: "w", Key: fmt.Sprintf("k%d-%d", u, i)}, State: []byte{byte(u)}})
 		}
-		un.addOutbox(c.env, outboxPut{queue: resultsQueue("dev"), entry: outboxEntry{Topic: "t", Payload: []byte{byte(u)}}})
+		un.AddOutbox(new(atomic.Uint64), OutboxPut{Queue: ResultsQueue("dev"), Entry: outbox.Entry{Topic: "t", Payload: []byte{byte(u)}}})
 		p.units = append(p.units, un)
 	}
 	if err := c.write(p); err != nil {
@@ -59,7 +61,7 @@ func TestACommitLargerThanATransactionIsBatchedATransactionAtATime(t *testing.T)
 	if len(got.Keys) != units*puts {
 		t.Errorf("the store holds %d window states; want %d", len(got.Keys), units*puts)
 	}
-	if s := store.Stats(resultsQueue("dev")); s.Records != units {
+	if s := store.Stats(ResultsQueue("dev")); s.Records != units {
 		t.Errorf("the results outbox holds %d entries; want %d", s.Records, units)
 	}
 }

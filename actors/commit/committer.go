@@ -1,4 +1,4 @@
-package actors
+package commit
 
 import (
 	"cmp"
@@ -15,11 +15,11 @@ import (
 // transactions: persist first, then acknowledge the MQTT messages whose effects are now
 // durable, then hand committed results and late records to the actors that ship them.
 type committer struct {
-	env    *env
+	deps   *Deps
 	device string
 
-	units     []*unit                  // ready for the next commit
-	early     map[uint64][]*unit       // units of epochs still waiting for replies
+	units     []*Unit                  // ready for the next commit
+	early     map[uint64][]*Unit       // units of epochs still waiting for replies
 	replies   map[uint64][]replyUnits  // where each reply's units are in early, and its stamp
 	waiting   map[uint64]int           // epoch -> Flushed replies still expected (negative: early replies)
 	closed    []uint64                 // epochs whose size is known, oldest first
@@ -35,8 +35,8 @@ type committer struct {
 	settled   uint64         // the newest epoch committed or given up on
 	retry     *builtBatch    // a batch whose commit failed
 	spare     *persist.Batch // the last committed batch, reset: its buffers serve the next
-	delivered *unit          // the last unit in units collecting dequeues, if any
-	held      []*ack         // committed, not yet acknowledged: intake is blocked
+	delivered *Unit          // the last unit in units collecting dequeues, if any
+	held      []*Ack         // committed, not yet acknowledged: intake is blocked
 }
 
 // replyUnits is one Flushed reply's place among its epoch's units: its n units, and
@@ -48,7 +48,7 @@ type replyUnits struct {
 
 // appendByStamp appends an epoch's units to dst a reply at a time, the replies in the
 // order of their stamps (stable).
-func appendByStamp(dst, units []*unit, replies []replyUnits) []*unit {
+func appendByStamp(dst, units []*Unit, replies []replyUnits) []*Unit {
 	if slices.IsSortedFunc(replies, compareStamps) {
 		return append(dst, units...)
 	}
@@ -72,11 +72,11 @@ func appendByStamp(dst, units []*unit, replies []replyUnits) []*unit {
 func compareStamps(a, b replyUnits) int { return cmp.Compare(a.stamp, b.stamp) }
 
 // firstStamp is the lowest stamp of the units with outputs, or 0.
-func firstStamp(units []*unit) uint64 {
+func firstStamp(units []*Unit) uint64 {
 	var s uint64
 	for _, u := range units {
-		if u.stamp != 0 && (s == 0 || u.stamp < s) {
-			s = u.stamp
+		if u.Stamp != 0 && (s == 0 || u.Stamp < s) {
+			s = u.Stamp
 		}
 	}
 	return s
@@ -86,9 +86,11 @@ func firstStamp(units []*unit) uint64 {
 // given up on.
 const maxOpenEpochs = 8
 
-func newCommitter(e *env, device string) *committer {
+// NewCommitter returns the committer of device's actors; its parent is the device's
+// pipeline, which it tells Committed and CommitPending.
+func NewCommitter(deps *Deps, device string) actor.Actor {
 	return &committer{
-		env: e, device: device, early: map[uint64][]*unit{}, replies: map[uint64][]replyUnits{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
+		deps: deps, device: device, early: map[uint64][]*Unit{}, replies: map[uint64][]replyUnits{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
 		full: map[uint64]bool{}, merge: map[uint64]bool{}, uptimes: map[uint64]int64{},
 	}
 }
@@ -96,8 +98,8 @@ func newCommitter(e *env, device string) *committer {
 func (c *committer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Flushed:
-		if src := m.carried; src != nil {
-			m.carried = nil
+		if src := m.Carried; src != nil {
+			m.Carried = nil
 			c.onFlushed(ctx, src) // the source's units go before its window actor's
 		}
 		c.onFlushed(ctx, m)
@@ -107,32 +109,32 @@ func (c *committer) Receive(ctx actor.Context) {
 		if m.Full {
 			c.full[m.Epoch] = true
 		}
-		if m.done != nil {
-			c.epochDone[m.Epoch] = m.done
+		if m.Done != nil {
+			c.epochDone[m.Epoch] = m.Done
 		}
-		if m.uptime != 0 {
-			c.uptimes[m.Epoch] = m.uptime
+		if m.Uptime != 0 {
+			c.uptimes[m.Epoch] = m.Uptime
 		}
 		// Replies to an epoch may still be on their way when the next one closes; an
 		// epoch that stays incomplete for many more lost a reply (an actor restarted
 		// mid-flush): stop waiting for it rather than stall the device. Whatever
 		// arrives for it later is committed with the next epoch.
 		for len(c.closed) > maxOpenEpochs && (c.waiting[c.closed[0]] > 0 || c.merge[c.closed[0]]) {
-			c.env.log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
+			c.deps.Log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
 			c.settle(1)
 		}
 		c.maybeCommit(ctx)
 	case *Published:
-		c.dequeue(ctx, resultsQueue(c.device), m.Seqs)
-	case *Delivered:
+		c.dequeue(ctx, ResultsQueue(c.device), m.Seqs)
+	case *outbox.Delivered:
 		c.dequeue(ctx, m.Queue, m.Seqs)
 	}
 }
 
 // onFlushed takes one actor's reply to a flush.
 func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
-	if !m.carriesMain() {
-		defer m.release() // nothing else of it is read past this reply
+	if !m.CarriesMain() {
+		defer m.Release() // nothing else of it is read past this reply
 	}
 	if m.Epoch <= c.settled {
 		c.units = append(c.units, m.Units...)
@@ -150,21 +152,21 @@ func (c *committer) onFlushed(ctx actor.Context, m *Flushed) {
 }
 
 // dequeue notes outbox entries that were delivered; they are deleted with the next
-// commit, in units of at most maxUnitChanges. Deletes need no atomicity with each
-// other: a crash between two units only publishes the rest again, which revisions make
-// harmless.
+// commit, in units no larger than an actor's (commit.Unit.Full). Deletes need no
+// atomicity with each other: a crash between two units only publishes the rest again,
+// which revisions make harmless.
 func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 	if !c.pending && len(seqs) > 0 {
 		// The pipeline flushes only when something changed: tell it these wait.
 		c.pending = true
-		ctx.Send(ctx.Parent(), &commitPending{})
+		ctx.Send(ctx.Parent(), &CommitPending{})
 	}
 	for _, s := range seqs {
-		if c.delivered == nil || c.delivered.full(0, 0) {
-			c.delivered = &unit{}
+		if c.delivered == nil || c.delivered.Full(0, 0) {
+			c.delivered = &Unit{}
 			c.units = append(c.units, c.delivered)
 		}
-		c.delivered.dequeue = append(c.delivered.dequeue, dequeuePut{queue: queue, seq: s})
+		c.delivered.Dequeue = append(c.delivered.Dequeue, DequeuePut{Queue: queue, Seq: s})
 	}
 }
 
@@ -173,7 +175,7 @@ func (c *committer) dequeue(ctx actor.Context, queue string, seqs []uint64) {
 // an epoch commits whole and after the ones before it; a later epoch still waiting for
 // replies does not hold back the complete ones, which under load would stall commits
 // for good. An epoch with a Merge reply is not a cut by itself: it commits with the
-// next full epoch (see pipeline_commit_soon.go).
+// next full epoch (see the actors' pipeline_commit_soon.go).
 func (c *committer) maybeCommit(ctx actor.Context) {
 	n, held := 0, false
 	for i, e := range c.closed {
@@ -196,8 +198,8 @@ func (c *committer) maybeCommit(ctx actor.Context) {
 // commit's acks and hand-offs, which take a while: the next flush's answers queue
 // behind them meanwhile instead of starting after them.
 func (c *committer) tried(ctx actor.Context) {
-	if c.env.commitResults {
-		ctx.Send(ctx.Parent(), &committed{Epoch: c.settled})
+	if c.deps.TellCommitted {
+		ctx.Send(ctx.Parent(), &Committed{Epoch: c.settled})
 	}
 }
 
@@ -237,7 +239,7 @@ func (c *committer) commit(ctx actor.Context) {
 	if c.retry == nil && (len(c.units) > 0 || c.uptime != 0) {
 		b := c.spare
 		if b == nil {
-			b = c.env.store.NewBatch()
+			b = c.deps.Store.NewBatch()
 		}
 		c.spare = nil
 		c.retry = &builtBatch{b: b, units: c.units, uptime: c.uptime}
@@ -246,17 +248,17 @@ func (c *committer) commit(ctx actor.Context) {
 	p, start := c.retry, time.Now()
 	var err error
 	if p != nil {
-		c.env.blocking(func() { err = c.write(p) })
+		c.deps.blocking(func() { err = c.write(p) })
 	}
 	c.tried(ctx)
 	if p != nil {
 		if err != nil {
 			// Nothing is acknowledged, so the broker keeps every message. Intake
 			// stalls instead of losing data.
-			c.env.metrics.CommitErrors.Inc()
-			c.env.commitFailures.set(c.device, err) // the latest cause, for /healthz
+			c.deps.CommitErrors.Inc()
+			c.deps.Failures.set(c.device, err) // the latest cause, for /healthz
 			if !c.failed {
-				c.env.log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
+				c.deps.Log.Error("committing state failed; intake is stalled until a commit succeeds", "device", c.device, "err", err)
 			}
 			c.failed = true
 			// A stop waiting for this commit must not wait for the disk: what is
@@ -268,15 +270,15 @@ func (c *committer) commit(ctx actor.Context) {
 		p.b.Reset()
 		c.spare = p.b
 		if c.failed {
-			c.env.log.Info("committing state works again", "device", c.device)
-			c.env.commitFailures.set(c.device, nil)
+			c.deps.Log.Info("committing state works again", "device", c.device)
+			c.deps.Failures.set(c.device, nil)
 			c.failed = false
 		}
-		c.env.metrics.Commits.Inc()
-		c.env.metrics.CommitSeconds.Observe(time.Since(start).Seconds())
+		c.deps.Commits.Inc()
+		c.deps.CommitSeconds.Observe(time.Since(start).Seconds())
 		c.handOn(ctx, p)
 	}
-	if !c.env.blocked() {
+	if !c.deps.blocked() {
 		c.ackHeld()
 	}
 	c.closeDones()
@@ -287,7 +289,7 @@ func (c *committer) commit(ctx actor.Context) {
 // alive, as many as its last commit acknowledged.
 func (c *committer) ackHeld() {
 	for _, a := range c.held {
-		a.done()
+		a.Done()
 	}
 	clear(c.held)
 	c.held = c.held[:0]
@@ -316,7 +318,7 @@ func (c *committer) write(p *builtBatch) error {
 			p.b.PutUptime(c.device, p.uptime)
 			p.uptime = 0
 		}
-		if err := c.env.store.Commit(p.b); err != nil {
+		if err := c.deps.Store.Commit(p.b); err != nil {
 			return err
 		}
 		if p.added == len(p.units) {
@@ -330,7 +332,7 @@ func (c *committer) write(p *builtBatch) error {
 // the outbox sequence numbers of those added to it so far.
 type builtBatch struct {
 	b      *persist.Batch
-	units  []*unit
+	units  []*Unit
 	added  int // units[:added] are in b or were committed from it
 	seqs   [][]uint64
 	uptime int64 // to save after the units, if not 0
@@ -339,66 +341,66 @@ type builtBatch struct {
 // handOn runs after a commit: committed results go to the sink, late records to
 // upstream, acks wait in held until intake may go on.
 func (c *committer) handOn(ctx actor.Context, p *builtBatch) {
-	results := &Enqueued{Queue: resultsQueue(c.device), ReplyTo: ctx.Self()}
-	late := &Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
+	results := &outbox.Enqueued{Queue: ResultsQueue(c.device), ReplyTo: ctx.Self()}
+	late := &outbox.Enqueued{Queue: outbox.UpstreamQueue(c.device), ReplyTo: ctx.Self()}
 	for i, u := range p.units {
-		if u.commits != nil {
-			u.commits.Add(1)
+		if u.Commits != nil {
+			u.Commits.Add(1)
 		}
-		for j, o := range u.outbox {
-			e := o.entry
+		for j, o := range u.Outbox {
+			e := o.Entry
 			e.Seq = p.seqs[i][j]
-			if o.queue == results.Queue {
+			if o.Queue == results.Queue {
 				results.Entries = append(results.Entries, e)
 			} else {
 				late.Entries = append(late.Entries, e)
 			}
 		}
-		c.held = append(c.held, u.acks...)
-		if u.reply != nil {
-			u.reply.release() // the last read of u
+		c.held = append(c.held, u.Acks...)
+		if u.Reply != nil {
+			u.Reply.Release() // the last read of u
 		}
 	}
 	if len(results.Entries) > 0 {
-		ctx.Send(c.env.sink, results)
+		ctx.Send(c.deps.Sink, results)
 	}
-	if len(late.Entries) > 0 && c.env.late != nil {
-		ctx.Send(c.env.late, late)
+	if len(late.Entries) > 0 && c.deps.Late != nil {
+		ctx.Send(c.deps.Late, late)
 	}
 }
 
 // add writes one unit into the batch and returns the outbox sequence numbers it got.
-func (c *committer) add(b *persist.Batch, u *unit) []uint64 {
-	if u.stream != nil {
-		b.PutStream(u.stream.device, u.stream.stream, u.stream.state)
+func (c *committer) add(b *persist.Batch, u *Unit) []uint64 {
+	if u.Stream != nil {
+		b.PutStream(u.Stream.Device, u.Stream.Stream, u.Stream.State)
 	}
-	if u.def != nil {
-		b.PutWindowDef(u.def.device, u.def.window, u.def.def)
+	if u.Def != nil {
+		b.PutWindowDef(u.Def.Device, u.Def.Window, u.Def.Def)
 	}
-	if u.valve != nil {
-		b.PutValve(u.valve.device, u.valve.window, u.valve.key, u.valve.watermark, u.valve.inputs)
+	if u.Valve != nil {
+		b.PutValve(u.Valve.Device, u.Valve.Window, u.Valve.Key, u.Valve.Watermark, u.Valve.Inputs)
 	}
-	if d := u.dropValve; d != nil {
-		b.DeleteValve(d.device, d.window, d.key)
+	if d := u.DropValve; d != nil {
+		b.DeleteValve(d.Device, d.Window, d.Key)
 	}
-	if d := u.dropStream; d != nil {
-		b.DeleteStream(d.device, d.stream)
+	if d := u.DropStream; d != nil {
+		b.DeleteStream(d.Device, d.Stream)
 	}
-	for _, k := range u.deletes {
+	for _, k := range u.Deletes {
 		b.DeleteWindow(k)
 	}
-	for _, p := range u.puts {
-		b.PutWindow(p.key, p.state)
+	for _, p := range u.Puts {
+		b.PutWindow(p.Key, p.State)
 	}
-	for _, m := range u.marks {
-		b.PutMark(c.device, m.window, m.key, m.id)
+	for _, m := range u.Marks {
+		b.PutMark(c.device, m.Window, m.Key, m.ID)
 	}
 	var seqs []uint64
-	for _, o := range u.outbox {
-		seqs = append(seqs, b.Enqueue(o.queue, o.entry.Encode()))
+	for _, o := range u.Outbox {
+		seqs = append(seqs, b.Enqueue(o.Queue, o.Entry.Encode()))
 	}
-	for _, d := range u.dequeue {
-		b.Dequeue(d.queue, d.seq)
+	for _, d := range u.Dequeue {
+		b.Dequeue(d.Queue, d.Seq)
 	}
 	b.EndUnit()
 	return seqs
