@@ -15,8 +15,10 @@ run: build
 # The long tests (testing/longtest) are all named TestLong...: test skips them by
 # name and test-long runs exactly those, so the two targets together run every test.
 # Not -short: rapid's property tests would run a fifth of their cases.
+# The end-to-end suites and actors, the longest packages, come first so that go test
+# starts them first and runs the short packages beside them.
 test: lint
-	$(GO) test -race -count=1 -pgo=off -skip '^TestLong' -timeout 20m ./...
+	$(GO) test -race -count=1 -pgo=off -skip '^TestLong' -timeout 20m ./testing/e2e ./actors ./...
 
 ## test-long: the long tests only (TestLong...: the kill -9 drill, the broker killed
 ## under load, the key flood, the upstream backlog drain, the tag-churn soak and the
