@@ -24,7 +24,7 @@ test: lint
 ## under load, the key flood, the upstream backlog drain, the tag-churn soak and the
 ## 16-feed passivation property; end-to-end suites need mosquitto)
 test-long:
-	$(GO) test -race -count=1 -pgo=off -run '^TestLong' -timeout 30m ./...
+	$(GO) test -race -count=1 -pgo=off -run '^TestLong' -timeout 30m ./testing/e2e ./...
 
 ## bench: edged's benchmark table (replay, live MQTT, persistence) plus go benchmarks
 bench:
