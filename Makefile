@@ -1,18 +1,30 @@
 # The two commands a new user needs: `make run` (the demo) and `make test`.
 GO ?= go
 
-.PHONY: run test bench soak lint build fuzz dist pgo third-party
+.PHONY: run test test-long bench soak lint build fuzz dist pgo third-party
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
 run: build
 	@./bin/edged demo
 
-## test: every test, with the race detector (end-to-end suites need mosquitto)
+## test: lint, then every test but the long ones, with the race detector (a few
+## minutes; end-to-end suites need mosquitto)
 # -pgo=off: the profile (cmd/edged/default.pgo) changes speed, not behaviour, and with it
 # the tests of cmd/edged and testing/bench would compile every dependency a second time;
 # the end-to-end suites build and run the optimized binary.
+# The long tests (testing/longtest) are all named TestLong...: test skips them by
+# name and test-long runs exactly those, so the two targets together run every test.
+# Not -short: rapid's property tests would run a fifth of their cases.
+# The end-to-end suites and actors, the longest packages, come first so that go test
+# starts them first and runs the short packages beside them.
 test: lint
-	$(GO) test -race -count=1 -pgo=off -timeout 20m ./...
+	$(GO) test -race -count=1 -pgo=off -skip '^TestLong' -timeout 20m ./testing/e2e ./actors ./...
+
+## test-long: the long tests only (TestLong...: the kill -9 drill, the broker killed
+## under load, the key flood, the upstream backlog drain, the tag-churn soak and the
+## 16-feed passivation property; end-to-end suites need mosquitto)
+test-long:
+	$(GO) test -race -count=1 -pgo=off -run '^TestLong' -timeout 30m ./testing/e2e ./...
 
 ## bench: edged's benchmark table (replay, live MQTT, persistence) plus go benchmarks
 bench:

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/edged/edged/testing/longtest"
 )
 
 // TestPassivationAtRandomPointsChangesNoOutput replays random feeds twice into a data
@@ -26,12 +28,20 @@ import (
 var feedKinds = "st"
 
 func TestPassivationAtRandomPointsChangesNoOutput(t *testing.T) {
+	passivationProperty(t, 4)
+}
+
+// The same property over sixteen feeds (the first four are the ones above).
+func TestLongPassivationAtRandomPointsOfSixteenFeedsChangesNoOutput(t *testing.T) {
+	longtest.Skip(t)
+	passivationProperty(t, 16)
+}
+
+// passivationProperty checks the property on seeds feeds; SEEDS and FEED in the
+// environment override the number of feeds and their kinds.
+func passivationProperty(t *testing.T, seeds int) {
 	if k := os.Getenv("FEED"); k != "" {
 		feedKinds = k
-	}
-	seeds := 16
-	if testing.Short() {
-		seeds = 4
 	}
 	if n, err := strconv.Atoi(os.Getenv("SEEDS")); err == nil {
 		seeds = n

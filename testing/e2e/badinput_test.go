@@ -23,6 +23,7 @@ func plBadInputConfig(t *testing.T, url, clientID, filter, out string) string {
 }
 
 func TestBadInputIsCountedAndLoggedAndTheDaemonGoesOn(t *testing.T) {
+	t.Parallel()
 	const seed = 7
 	t.Logf("seed %d", seed)
 	mq := broker.Start(t)

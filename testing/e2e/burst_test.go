@@ -27,6 +27,7 @@ const burstKeys = 20_000
 const burstLimits = "limits: {max_keys_per_window: 20001}"
 
 func TestBurstOf20000WindowsFiringAtOncePublishesEveryResult(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := burstConfig(t, mq.URL(), fmt.Sprintf("burst-%d", time.Now().UnixNano()), burstLimits)
@@ -43,6 +44,7 @@ func TestBurstOf20000WindowsFiringAtOncePublishesEveryResult(t *testing.T) {
 }
 
 func TestBurstOf20000WindowsSurvivesAKillWhileResultsAreDelivered(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := burstConfig(t, mq.URL(), fmt.Sprintf("burstkill-%d", time.Now().UnixNano()), burstLimits)

@@ -20,6 +20,7 @@ const crashIdleDowntime = 2 * time.Second
 // says how far it moved), not from where it went idle, and without counting the
 // downtime, which would make the backlog the broker replays late.
 func TestAnIdleStreamResumesAfterKillNineWhereItWasASecondBefore(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s, _, e := crashUp(t, bin, mq.URL(), "idle")

@@ -20,6 +20,7 @@ import (
 // created or removed). What inspect showed is what a copy of the dir holds once a
 // writable open has recovered it and closed it cleanly.
 func TestInspectAndExplainOfAKilledEdgedChangeNothing(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s, coll, e := crashUp(t, bin, mq.URL(), "killed-inspect")

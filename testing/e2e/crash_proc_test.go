@@ -20,18 +20,6 @@ import (
 // state and connect.
 const crashReadyTimeout = 30 * time.Second
 
-// crashBuild builds cmd/edged into a temp dir once per test and returns the binary.
-// GOFLAGS from the environment apply, as for any go command.
-func crashBuild(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "edged")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/edged/edged/cmd/edged").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building edged: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // crashEdged is `edged run` as a child process that the test kills and restarts.
 type crashEdged struct {
 	t      testing.TB

@@ -17,6 +17,7 @@ import (
 	"github.com/edged/edged/persist"
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/harness"
+	"github.com/edged/edged/testing/longtest"
 	"github.com/edged/edged/testing/oracle"
 )
 
@@ -30,16 +31,14 @@ import (
 // reading: idle_timeout plus a window, the bound and restoring after a kill.
 const crashFinalTimeout = 60 * time.Second
 
-func crashReadings(t *testing.T) int {
-	if testing.Short() {
-		return 10_000
-	}
-	return 50_000
-}
+// crashReadings is the size of the kill -9 drill's feed; other suites take a part.
+const crashReadings = 50_000
 
-func TestKillNineThreeTimesLosesNothingAndCountsNothingTwice(t *testing.T) {
+func TestLongKillNineThreeTimesLosesNothingAndCountsNothingTwice(t *testing.T) {
+	longtest.Skip(t)
+	t.Parallel()
 	bin := crashBuild(t)
-	n := crashReadings(t)
+	n := crashReadings
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
 			crashKillRun(t, bin, seed, n)
@@ -104,6 +103,7 @@ func crashAwait(t testing.TB, coll *crashCollector, events []oracle.Event, uniqu
 }
 
 func TestCleanRestartRepublishesNothingAndWatermarksContinue(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s, coll, e := crashUp(t, bin, mq.URL(), "clean")
@@ -171,6 +171,7 @@ func crashStreamWatermarks(t testing.TB, out string) map[string]int64 {
 }
 
 func TestLockedDataDirIsRefusedWithAClearMessage(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfig(t, mq.URL(), fmt.Sprintf("locked-%d", time.Now().UnixNano()))
@@ -198,6 +199,7 @@ func TestLockedDataDirIsRefusedWithAClearMessage(t *testing.T) {
 }
 
 func TestUnreadableStateIsQuarantinedAndEdgedKeepsRunning(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s, coll, e := crashUp(t, bin, mq.URL(), "corrupt")
@@ -306,10 +308,11 @@ func crashPutRaw(t testing.TB, dir string, key, val []byte) {
 // duplicate, every message edged had not acknowledged yet, and some of those are
 // applied and waiting for their commit: they must count once.
 func TestBrokerRestartMidStreamCountsNothingTwice(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s, coll, e := crashUp(t, bin, mq.URL(), "brokerrestart")
-	n := crashReadings(t) / 5
+	n := crashReadings / 5
 	events := crashEvents(5, n)
 	var acked atomic.Int64
 	if err := crashPublish(t, s, events, 0, n/2, &acked); err != nil {

@@ -19,6 +19,7 @@ import (
 // `edged demo`, waits for a result line within 10 s, interrupts it and expects
 // a clean exit (status 0, state directory removed) within a deadline.
 func TestTheDemoShowsResultsAndStopsCleanlyOnSIGINT(t *testing.T) {
+	t.Parallel()
 	bin := demoBuild(t)
 	cmd := exec.Command(bin, "demo", "--sensors", "5", "--rate", "5", "--status-every", "1s")
 	stdout, err := cmd.StdoutPipe()

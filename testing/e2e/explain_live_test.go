@@ -46,6 +46,7 @@ type explainAnswer struct {
 // the one behind, which /explain names with what it needs; once that sensor's
 // reading passes the window's end, /explain shows the window fired.
 func TestExplainOnARunningEdgedNamesTheSensorHoldingAWindowBackThenShowsItFired(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	prefix := fmt.Sprintf("explain-%d", time.Now().UnixNano())

@@ -22,6 +22,7 @@ import (
 // confirmed result. (Killed within that second, it loses what it confirmed in it;
 // docs/delivery.md says so.)
 func TestFaultBrokerKilledAfterItsAutosaveLosesNoResult(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfig(t, mq.URL(), faultPrefix("brokerkill"))

@@ -27,13 +27,14 @@ const faultDiskSize = 160 << 20
 // must stall with /healthz naming the disk, and must go on by itself, losing
 // nothing, once there is room again.
 func TestDiskFullStallsIntakeAndResumesWhenSpaceReturns(t *testing.T) {
+	t.Parallel()
 	disk := faultMountTmpfs(t, faultDiskSize)
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfigIn(t, mq.URL(), fmt.Sprintf("diskfull-%d", time.Now().UnixNano()), filepath.Join(disk, "data"), "")
 	coll := crashCollect(t, s)
 	e := crashStart(t, bin, s.config)
-	n := crashReadings(t) / 2
+	n := crashReadings / 2
 	events := crashEvents(13, n)
 
 	var acked atomic.Int64
@@ -70,6 +71,7 @@ func TestDiskFullStallsIntakeAndResumesWhenSpaceReturns(t *testing.T) {
 // A stop during a stall must not wait for the disk: edged exits 0 at once, says
 // what it leaves unacknowledged, and the broker redelivers it to the next run.
 func TestSigtermDuringADiskStallExitsCleanlyAndLosesNothing(t *testing.T) {
+	t.Parallel()
 	disk := faultMountTmpfs(t, faultDiskSize)
 	bin := crashBuild(t)
 	mq := broker.Start(t)

@@ -12,6 +12,7 @@ import (
 // A password inside broker.url must not reach the log, where "edged running"
 // names the broker.
 func TestThePasswordInTheBrokerURLStaysOutOfTheLog(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	url := strings.Replace(mq.URL(), "tcp://", "tcp://edge:s3cret@", 1)

@@ -111,6 +111,7 @@ func poisonMetric(t testing.TB, e *crashEdged, name string, labels ...string) fl
 }
 
 func TestPoisonKeysDoNotBreakOtherDevicesAndArriveOnEscapedTopics(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := poisonConfig(t, mq.URL(), faultPrefix("poison-keys"), "", "dev", "other")
@@ -190,6 +191,7 @@ windows:
 `
 
 func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	config := harness.WriteConfig(t, fmt.Sprintf("data_dir: data\nhttp: {listen: \"127.0.0.1:0\"}\nbroker: {url: %q, client_id: poison-config-%d}\n", mq.URL(), time.Now().UnixNano()),
@@ -217,6 +219,7 @@ func TestPoisonConfigOfAMillionWindowsPerRecordIsRefusedBeforeItRuns(t *testing.
 }
 
 func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := poisonConfig(t, mq.URL(), faultPrefix("poison-future"), "", "dev") // max_future_skew: the default 1h
@@ -255,6 +258,7 @@ func TestPoisonFirstReadingFromTheYear9999IsRejectedAsFuture(t *testing.T) {
 }
 
 func TestPoisonKeyOf65KBDoesNotStallTheDevice(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	prefix := faultPrefix("poison-long")

@@ -16,6 +16,7 @@ import (
 // confirmed. Here the network delivers nothing edged sends (the gate is held) from
 // before the disconnect until after the crash: every result must still arrive.
 func TestFaultResultsInFlightAtADisconnectSurviveACrash(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	g := broker.StartGate(t, fmt.Sprintf("127.0.0.1:%d", mq.Port()))

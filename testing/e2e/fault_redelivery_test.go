@@ -23,6 +23,7 @@ import (
 // so its ack must wait for the commit of the first copy: a crash before that commit
 // must find the broker still holding the message.
 func TestFaultRedeliveryOfAnUncommittedMessageWaitsForItsCommit(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfig(t, mq.URL(), faultPrefix("redelivery"))

@@ -27,6 +27,7 @@ import (
 const faultReadings = 3000
 
 func TestDamagedStoreIsRefusedAndResetStateStartsEmpty(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	tests := []struct {
@@ -110,6 +111,7 @@ func TestDamagedStoreIsRefusedAndResetStateStartsEmpty(t *testing.T) {
 }
 
 func TestInspectOfATypoDirectoryCreatesNothing(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	parent := t.TempDir()
 	typo := filepath.Join(parent, "dta")

@@ -15,6 +15,7 @@ import (
 // is held) from before the disconnect until after a crash: every late record must
 // still reach the cloud.
 func TestFaultUpstreamBatchInFlightAtADisconnectSurvivesACrash(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	devices, keys := []string{"gw-a", "gw-b"}, upKeys(4)
 	local, cloud := broker.Start(t), broker.Start(t)

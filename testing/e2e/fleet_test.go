@@ -51,6 +51,7 @@ windows:
 `
 
 func TestFleetConfigFromAKVBucketIsAppliedLiveOnTwoGateways(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq, srv := broker.Start(t), natsbroker.Start(t)
 	dir := t.TempDir()

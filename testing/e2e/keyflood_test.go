@@ -12,6 +12,7 @@ import (
 
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/harness"
+	"github.com/edged/edged/testing/longtest"
 	"github.com/edged/edged/testing/oracle"
 	"github.com/edged/edged/windows"
 )
@@ -36,7 +37,9 @@ const (
 	floodRSSBound = 512 << 20
 )
 
-func TestKeyFloodKeepsMemoryBoundedAndSendsNewKeysToTheLateOutput(t *testing.T) {
+func TestLongKeyFloodKeepsMemoryBoundedAndSendsNewKeysToTheLateOutput(t *testing.T) {
+	longtest.Skip(t)
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := burstConfig(t, mq.URL(), fmt.Sprintf("flood-%d", time.Now().UnixNano()), fmt.Sprintf("limits: {max_keys_per_window: %d}", floodLimit))

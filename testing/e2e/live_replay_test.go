@@ -24,6 +24,7 @@ import (
 // nothing is late in either run; the silent sensor's last window fires live by
 // advance-mode idleness and in replay at the end of input.
 func TestLiveRunAndReplayOfTheSameFeedAgree(t *testing.T) {
+	t.Parallel()
 	const seed = 11
 	t.Logf("seed %d", seed)
 	mq := broker.Start(t)

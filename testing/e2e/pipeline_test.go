@@ -109,6 +109,7 @@ func plPredictLate(t *testing.T, readings []plReading) []int {
 }
 
 func TestEveryResultMatchesTheOracleAndEveryReadingIsAccountedFor(t *testing.T) {
+	t.Parallel()
 	t.Logf("seed %d", plSeed)
 	mq := broker.Start(t)
 	p := fmt.Sprintf("pl-pipe-%d", time.Now().UnixNano())

@@ -12,6 +12,7 @@ import (
 )
 
 func TestEdgedRidesOutABrokerRestart(t *testing.T) {
+	t.Parallel()
 	const seed = 11
 	t.Logf("seed %d", seed)
 	tests := []struct {

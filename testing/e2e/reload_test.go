@@ -29,6 +29,7 @@ import (
 const reloadWait = 30 * time.Second
 
 func TestLiveReloadUnderAQoS1FeedLosesNothing(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfig(t, mq.URL(), fmt.Sprintf("reload-%d", time.Now().UnixNano()))
@@ -44,10 +45,7 @@ func TestLiveReloadUnderAQoS1FeedLosesNothing(t *testing.T) {
 	coll := crashCollect(t, s)
 	e := crashStart(t, bin, s.config)
 
-	n := 40_000
-	if testing.Short() {
-		n = 20_000
-	}
+	const n = 40_000
 	events := crashEvents(7, n)
 	// The device to be removed takes a few readings, so /status lists it.
 	var goneAcked atomic.Int64

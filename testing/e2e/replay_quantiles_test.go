@@ -19,6 +19,7 @@ import (
 // dir: every p95 of every result, late updates included, lies inside that
 // result's min and max.
 func TestReplayedQuantilesStayInsideTheirWindowsMinAndMax(t *testing.T) {
+	t.Parallel()
 	demo, err := configs.Load("../../configs/demo/edged.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ var replayCases = []replayCase{
 const replayAggregates = "[count, sum(temp), avg(temp), min(temp), max(temp), p95(temp)]"
 
 func TestReplayEqualsTheOracleOnRandomizedStreams(t *testing.T) {
+	t.Parallel()
 	for _, c := range replayCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Logf("seed %d", c.seed)
@@ -64,6 +65,7 @@ func TestReplayEqualsTheOracleOnRandomizedStreams(t *testing.T) {
 }
 
 func TestReplayOutputIsByteIdenticalAcrossRuns(t *testing.T) {
+	t.Parallel()
 	c := replayCases[1]
 	cfg := replayConfig(t, c)
 	_, input := replayInput(c)
@@ -467,6 +469,7 @@ func replayFirstDiff(a, b []byte) string {
 // the same --data dir does not publish them again. (Its own records meet the
 // +inf watermark the first replay ended with, so they are all late.)
 func TestASecondReplayIntoTheSameDataDirRepublishesNothing(t *testing.T) {
+	t.Parallel()
 	c := replayCases[0]
 	cfg := replayConfig(t, c)
 	_, input := replayInput(c)

@@ -12,6 +12,7 @@ import (
 const localBroker = "tcp://127.0.0.1:1883"
 
 func TestResultsArriveForEverySensor(t *testing.T) {
+	t.Parallel()
 	prefix := fmt.Sprintf("smoke%d", time.Now().UnixNano())
 	path := harness.WriteConfig(t, daemonYAML("memory", localBroker, prefix), map[string]string{"dev.yaml": tumblingDevice{
 		device: "dev", stream: "s", topic: prefix + "/+/data", qos: 0,

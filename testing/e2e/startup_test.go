@@ -16,6 +16,7 @@ import (
 // for it with backoff, logging each attempt, and runs once it is there. Ctrl-C while
 // it waits is a clean stop (exit 0).
 func TestEdgedWaitsForABrokerThatIsDownAtStartup(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	mq := broker.Start(t)
 	s := crashConfig(t, mq.URL(), "startup")
@@ -81,6 +82,7 @@ func TestEdgedWaitsForABrokerThatIsDownAtStartup(t *testing.T) {
 // reader until a commit frees room, so commits must already run then, or the SUBACK is
 // never read and start fails.
 func TestABacklogBeyondMaxInflightAtStart(t *testing.T) {
+	t.Parallel()
 	mq := broker.Start(t)
 	p := fmt.Sprintf("pl-backlog-%d", time.Now().UnixNano())
 	dir := t.TempDir()

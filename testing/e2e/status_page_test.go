@@ -23,6 +23,7 @@ import (
 // and the lag plot has points, and a key's link leads to its /explain. A screenshot
 // is saved as an artifact.
 func TestStatusPageInHeadlessChromium(t *testing.T) {
+	t.Parallel()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("SKIPPED: no `chromium` on PATH, so the status page cannot be tested in a browser (install it: apt-get install -y chromium)")

@@ -17,6 +17,7 @@ import (
 // killed are sent again and dropped by the server as duplicates of their
 // Nats-Msg-Id ({topic_prefix}/<device>-<seq>), which edged counts.
 func TestJetStreamUplinkStoresEveryLateRecordOnceThroughOutageCrashAndServerRestart(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	devices, keys := []string{"gw-a", "gw-b"}, upKeys(4)
 	local, srv := broker.Start(t), natsbroker.Start(t)

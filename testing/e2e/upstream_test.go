@@ -12,19 +12,23 @@ import (
 	"github.com/edged/edged/configs"
 	"github.com/edged/edged/testing/broker"
 	"github.com/edged/edged/testing/harness"
+	"github.com/edged/edged/testing/longtest"
 )
 
 // The upstream-sync suite: a second Mosquitto on a free port is the cloud broker.
-// The outage and drain tests run edged as a child process (kill -9, RSS); they
-// share one build of cmd/edged.
+// The outage and drain tests run edged as a child process (kill -9, RSS).
 func TestUpstreamSyncWithEdgedAsAChildProcess(t *testing.T) {
+	t.Parallel()
 	bin := crashBuild(t)
 	t.Run("an outage with kill -9 loses no late record and keeps each device's order", func(t *testing.T) {
 		upOutage(t, bin)
 	})
-	t.Run("a backlog of 100,000 drains at max_rate while windows keep firing and memory stays flat", func(t *testing.T) {
-		upDrain(t, bin)
-	})
+}
+
+func TestLongUpstreamBacklogOf100000DrainsAtMaxRateWhileWindowsKeepFiringAndMemoryStaysFlat(t *testing.T) {
+	longtest.Skip(t)
+	t.Parallel()
+	upDrain(t, crashBuild(t))
 }
 
 // upOutage: the cloud goes down, too-late records pile up in the outbox, edged is
@@ -283,6 +287,7 @@ func upCheckRate(t testing.TB, recs []upRecord, rate float64, batch int) {
 }
 
 func TestAFullOutboxUnderBlockShedsQoS0IntakeUntilTheCloudReturns(t *testing.T) {
+	t.Parallel()
 	const (
 		device   = "gw"
 		maxBytes = 2000 // a handful of late records
@@ -381,6 +386,7 @@ windows:
 `
 
 func TestBadUpstreamConfigIsAFileLineError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		upstream string

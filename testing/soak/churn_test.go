@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/edged/edged/internal/sim"
+	"github.com/edged/edged/testing/longtest"
 )
 
 // churnSite is a churn of keys as a site of tags sees it: 200 tags live at any
@@ -65,10 +66,11 @@ func churnTotals(rows []dayRow) (settled, refused, mismatches int, cpu time.Dura
 	return settled, refused, mismatches, cpu
 }
 
-// TestChurningTagsAreNeverRefused replays that churn, the tags on one
+// TestLongChurningTagsAreNeverRefused replays that churn, the tags on one
 // topic, and wants every tag-minute window, exact. (With a topic per tag the
 // soak's one-day test covers it, and BenchmarkChurnTopics compares the costs.)
-func TestChurningTagsAreNeverRefused(t *testing.T) {
+func TestLongChurningTagsAreNeverRefused(t *testing.T) {
+	longtest.Skip(t)
 	s := churnSite(false)
 	t.Logf("seed %d", s.tags.Seed)
 	var log strings.Builder
