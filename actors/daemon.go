@@ -47,6 +47,8 @@ type Daemon struct {
 
 	clock func() int64 // processing time (ms) for /explain; nil: the wall clock
 
+	received atomic.Uint64 // messages the client handed over (GovernProcs)
+
 	stopTicks chan struct{}
 	ticksOff  sync.Once
 	ticks     sync.WaitGroup
@@ -148,6 +150,7 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 			if maxPayload > 0 && len(payload) > maxPayload {
 				payload = fmt.Appendf(nil, "payload of %d bytes exceeds limits.max_payload %d", len(payload), maxPayload)
 			}
+			d.received.Add(1)
 			in := d.inbounds.get()
 			in.Inbound = Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
 			if m.QoS > 0 {

@@ -73,6 +73,7 @@ func serveUntil(ctx context.Context, cfg *configs.Daemon, path, dataOverride str
 	if err != nil {
 		return err
 	}
+	go d.GovernProcs(ctx)
 	// Ready once every device has restored its state: until then its messages wait,
 	// and a unit ordered after edged must not start seconds too early.
 	restored := d.Restored()
