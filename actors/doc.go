@@ -59,7 +59,8 @@
 //   - topology*.go: the actor tree of a daemon or replay, its supervisor, and when
 //     a live topology is ticked.
 //   - daemon*.go: the running edged: start and stop, live reload, fleet configs,
-//     /explain, the /status loop, the memory budget.
+//     /explain, the /status loop, the memory budget, one scheduler P at low rates
+//     (daemon_procs.go).
 //   - replay*.go: offline replay with a virtual clock and its output order.
 //   - metrics*.go: the Prometheus metrics.
 //   - shared by all: messages.go (every message between actors), env.go (what
