@@ -48,6 +48,7 @@ type Daemon struct {
 	clock func() int64 // processing time (ms) for /explain; nil: the wall clock
 
 	received atomic.Uint64 // messages the client handed over (GovernProcs)
+	busy     chan struct{} // a signal every procsBurst messages, for GovernProcs on one P
 
 	stopTicks chan struct{}
 	ticksOff  sync.Once
@@ -60,7 +61,7 @@ type Daemon struct {
 // taking messages. The returned Daemon runs until Stop.
 func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemon, err error) {
 	// Not the named result: `return nil, err` would make the cleanup close a nil Daemon.
-	d := &Daemon{cfg: cfg, log: log, metrics: MetricsFor(cfg.Metrics), stopTicks: make(chan struct{})}
+	d := &Daemon{cfg: cfg, log: log, metrics: MetricsFor(cfg.Metrics), stopTicks: make(chan struct{}), busy: make(chan struct{}, 1)}
 	d.reload = newReloadState(d.metrics.Registry, len(cfg.Devices))
 	defer func() {
 		if err != nil {
@@ -150,7 +151,12 @@ func (d *Daemon) connect(ctx context.Context, url string) (*mqtt.Client, error) 
 			if maxPayload > 0 && len(payload) > maxPayload {
 				payload = fmt.Appendf(nil, "payload of %d bytes exceeds limits.max_payload %d", len(payload), maxPayload)
 			}
-			d.received.Add(1)
+			if d.received.Add(1)%procsBurst == 0 {
+				select {
+				case d.busy <- struct{}{}:
+				default:
+				}
+			}
 			in := d.inbounds.get()
 			in.Inbound = Inbound{Topic: m.Topic, Payload: payload, QoS: m.QoS, Duplicate: m.Duplicate, At: time.Now().UnixMilli()}
 			if m.QoS > 0 {

@@ -13,13 +13,18 @@ import (
 // one P each crossing that finds a P idle also wakes a thread to look for more work,
 // which finds none and sleeps again. One P takes tens of thousands of readings a
 // second, so below procsLow edged runs on one; above procsHigh it goes back to the
-// runtime's default, so a burst has every core within procsEvery. GOMAXPROCS, when
-// set, is the operator's word and wins.
+// runtime's default. GOMAXPROCS, when set, is the operator's word and wins.
+//
+// On every P the governor looks at the rate every procsEvery. On one P it does not
+// wake at all: intake signals it every procsBurst messages (Daemon.busy), and the
+// time those took says whether a burst has come, so a gateway at rest stays asleep
+// and a burst has every core after procsBurst messages.
 const (
 	procsEvery = 2 * time.Second
 	procsLow   = 2_000 // readings a second
 	procsHigh  = 5_000
-	procsQuiet = 2 // looks below procsLow before edged goes down to one P
+	procsQuiet = 2    // looks below procsLow before edged goes down to one P
+	procsBurst = 1024 // messages between intake's signals
 )
 
 // procsGovernor decides from the readings taken between its looks whether edged
@@ -70,20 +75,41 @@ func (d *Daemon) GovernProcs(ctx context.Context) {
 		}
 	}()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			n := d.received.Load()
-			if one, change := g.look(n-last, now.Sub(lastAt)); change {
-				if one {
-					runtime.GOMAXPROCS(1)
-				} else {
-					runtime.SetDefaultGOMAXPROCS()
-				}
-				d.log.Debug("scheduler Ps", "one", one, "readings_per_s", int(float64(n-last)/now.Sub(lastAt).Seconds()))
+		var now time.Time
+		if g.one {
+			select {
+			case <-ctx.Done():
+				return
+			case <-d.busy:
+				now = time.Now()
 			}
-			last, lastAt = n, now
+			if d.received.Load()-last < procsBurst {
+				continue // the count since going down to one P: not a whole burst yet
+			}
+		} else {
+			select {
+			case <-ctx.Done():
+				return
+			case now = <-t.C:
+			}
 		}
+		n := d.received.Load()
+		one, change := g.look(n-last, now.Sub(lastAt))
+		last, lastAt = n, now
+		if !change {
+			continue
+		}
+		if one {
+			runtime.GOMAXPROCS(1)
+			t.Stop()
+			select { // a signal from before: the next one counts from now
+			case <-d.busy:
+			default:
+			}
+		} else {
+			runtime.SetDefaultGOMAXPROCS()
+			t.Reset(procsEvery)
+		}
+		d.log.Debug("scheduler Ps", "one", one)
 	}
 }
