@@ -97,9 +97,11 @@ windows:
 	reading(s1, base+1000)
 	reading(s1, base+12_000)
 	pub.flush()
+	// Both streams: before s-1's readings reach the key, s-2 alone holds it back too.
 	harness.Eventually(t, 30*time.Second, "/explain shows the first window waiting for s-2", func() bool {
 		got = explainGet(t, explainURL)
-		return got.HeldBackBy == s2 && len(got.Windows) > 0 && got.Windows[0].State == "pending" && got.Windows[0].WaitsFor != nil
+		return got.HeldBackBy == s2 && len(got.Streams) == 2 && len(got.Windows) > 0 && got.Windows[0].State == "pending" &&
+			got.Windows[0].WaitsFor != nil
 	})
 	w := got.Windows[0]
 	if got.State != "live" || w.Start != base || !slices.Equal(w.WaitsFor.Streams, []string{s2}) || *w.WaitsFor.ReadingAtOrPast != base+10_500 ||
