@@ -109,5 +109,5 @@ func (u *uptime) saved(st watermark.GeneratorState) (_ watermark.GeneratorState,
 // when last saved and only time has moved it since, which a restart recomputes.
 func (s *source) saveLater(st watermark.Status) bool {
 	gs := s.gen.State()
-	return st.Idle && s.savedIdle && gs.Base == s.savedBase && gs.BaseAt == s.savedBaseAt
+	return st.Idle && s.savedIdle && gs.Base == s.saved.Base && gs.BaseAt == s.saved.BaseAt
 }

@@ -45,11 +45,9 @@ type source struct {
 	// The idleness last sent to every window actor fed and their next timer after
 	// the watermark sent with it (source_quiet_watermark.go); the idleness and
 	// extrapolation base last saved (pipeline_uptime.go).
-	sentIdle, savedIdle    bool
-	nextDue                int64
-	savedBase, savedBaseAt int64
-	savedMax               int64                    // the max event time last saved (source_send.go)
-	saved                  watermark.GeneratorState // the state last saved, as the generator gave it
+	sentIdle, savedIdle bool
+	nextDue             int64
+	saved               watermark.GeneratorState // the state last saved, as the generator gave it (source_send.go)
 
 	stats  *status.Topic // the topic's counters and gauges
 	delays *status.Delays
@@ -155,7 +153,7 @@ func (s *source) begin(now int64) {
 	s.nextEmit = now
 	if s.restored != nil {
 		s.gen.Restore(*s.restored, now)
-		s.savedMax = s.restored.Max
+		s.saved = s.gen.State()
 		s.restored = nil
 	}
 }

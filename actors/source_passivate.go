@@ -82,11 +82,7 @@ func (s *source) resume(st watermark.GeneratorState) {
 	s.gen.Resume(st, baseAt)
 	s.started = true
 	s.nextEmit = math.MinInt64
-	s.savedMax = st.Max
-	s.savedIdle, s.savedBase, s.savedBaseAt = st.Idle, st.Base, baseAt
-	if st.Base == watermark.Min {
-		s.savedBaseAt = st.BaseAt
-	}
+	s.saved, s.savedIdle = s.gen.State(), st.Idle
 	s.sentIdle, s.nextDue = st.Idle, s.plan.nextTimer(st.Watermark)
 	s.handle.setStatus(s.gen.Status())
 	d := s.gen.Drift()

@@ -185,7 +185,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 // stream from it, not from an older max event time and watermark.
 func (s *source) maxUnsaved() bool {
 	st := s.gen.State()
-	return st.Seen && st.Max != s.savedMax
+	return st.Seen && st.Max != s.saved.Max
 }
 
 // onFlush hands the committer the source's own changes and passes the flush on to the
@@ -194,10 +194,9 @@ func (s *source) maxUnsaved() bool {
 func (s *source) onFlush(ctx actor.Context, f *Flush) {
 	if s.dirty || s.maxUnsaved() {
 		st := s.gen.State()
-		s.saved, s.savedMax = st, st.Max
+		s.saved = st
 		saved, kept := s.uptime.saved(st)
 		s.savedIdle = st.Idle && kept // a base the uptime could not take yet is saved at the next change
-		s.savedBase, s.savedBaseAt = st.Base, st.BaseAt
 		s.pending.Unit().SetStream(commit.StreamPut{Device: s.device, Stream: s.stream(), State: saved})
 		s.handle.setAdvancing(saved.Base != watermark.Min)
 		s.dirty = false
