@@ -49,6 +49,7 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 			}
 			s.applyQueueChanges(t.queues)
 			s.committed()
+			s.loggedLocked(&t)
 			return end - b.done, nil
 		}
 		t.txn.Discard()
@@ -111,6 +112,9 @@ type txnBuild struct {
 	txn     *badger.Txn
 	queues  map[string]*queueChange
 	entries []badger.Entry // the transaction's writes, one allocation for all of them
+	logged  []logRec       // changes to logged keys, written as state-log blocks
+	blocks  int            // state-log blocks written
+	bytes   int            // their encoded size
 }
 
 // entry is badger.NewEntry(key, val) taken from the transaction's slab. Badger keeps
@@ -143,6 +147,9 @@ func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
 			}
 		}
 	}
+	if err := s.writeBlocks(&t); err != nil {
+		return t, to - from, err
+	}
 	for name, c := range t.queues {
 		if c.maxSeq == 0 {
 			continue
@@ -163,6 +170,10 @@ func (b *Batch) unitStart(u int) int {
 
 func (s *Store) addOp(t *txnBuild, o op) error {
 	var err error
+	if (o.kind == opPut || o.kind == opDelete) && s.states != nil && loggedTag(o.key[0]) {
+		t.logged = append(t.logged, logRec{key: o.key, val: o.val, del: o.kind == opDelete})
+		return nil
+	}
 	switch o.kind {
 	case opPut:
 		err = t.set(o.key, o.val)

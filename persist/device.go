@@ -114,7 +114,18 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 // Devices lists every device with state, sorted.
 func (s *Store) Devices() (_ []string, err error) {
 	defer s.recovered("listing devices", &err)
+	if err := s.checkpointFirst(); err != nil {
+		return nil, fmt.Errorf("listing devices: %w", err)
+	}
 	seen := map[string]bool{}
+	if s.states != nil { // a read-only store's log
+		for _, r := range s.states.all() {
+			rd := keyReader{b: r.key[1:]}
+			if device := rd.seg(); rd.err == nil && !r.del {
+				seen[device] = true
+			}
+		}
+	}
 	err = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
@@ -150,6 +161,9 @@ func (s *Store) Devices() (_ []string, err error) {
 // which are named by the caller). No actor of the device may commit meanwhile.
 func (s *Store) DeleteDevice(device string) (err error) {
 	defer s.recovered(fmt.Sprintf("deleting device %q", device), &err)
+	if err := s.checkpointFirst(); err != nil {
+		return fmt.Errorf("deleting device %q: %w", device, err)
+	}
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
 	err = s.db.View(func(txn *badger.Txn) error {

@@ -52,6 +52,9 @@ type KeyName struct{ Window, Key string }
 // LoadDevice. The index holds a snapshot of the store until Close: Badger keeps the
 // versions it sees.
 func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
+	if err := s.checkpointFirst(); err != nil {
+		return nil, fmt.Errorf("indexing device %q: %w", device, err)
+	}
 	ix := &DeviceIndex{WindowDefs: map[string][]byte{}, s: s, device: device, txn: s.db.NewTransaction(false)}
 	defer func() {
 		if err != nil {
@@ -81,7 +84,7 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 		}, &ix.Corrupt)
 		ix.Streams = streams.slice()
 		if err == nil {
-			ix.Keys = scanKeyNames(txn, device, &ix.Corrupt)
+			ix.Keys, err = s.scanKeyNames(txn, device, &ix.Corrupt)
 		}
 		return err
 	}(ix.txn)
@@ -95,22 +98,20 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 // scanKeyNames returns the distinct keys that hold windows of a device, sorted,
 // reading no value. Windows are stored by window, then key, so a key's windows are
 // adjacent, and its window name is one string for thousands of keys.
-func scanKeyNames(txn *badger.Txn, device string, corrupt *[]*DecodeError) []KeyName {
+func (s *Store) scanKeyNames(txn *badger.Txn, device string, corrupt *[]*DecodeError) ([]KeyName, error) {
 	prefix := devicePrefix(tagWindow, device)
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	defer it.Close()
 	var names blocks[KeyName]
 	var last KeyName // the name added last
-	for it.Rewind(); it.Valid(); it.Next() {
-		r := keyReader{b: it.Item().Key()[len(prefix):]}
+	err := s.mergeScan(txn, prefix, false, func(key, _ []byte) error {
+		r := keyReader{b: key[len(prefix):]}
 		w, k := r.segBytes(), r.segBytes()
 		r.start()
 		if r.done() != nil {
-			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(it.Item().Key()), Err: fmt.Errorf("%w: malformed key", ErrCorrupt)})
-			continue
+			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(key), Err: fmt.Errorf("%w: malformed key", ErrCorrupt)})
+			return nil
 		}
 		if names.n > 0 && last.Key == string(k) && last.Window == string(w) {
-			continue // another window of the same key
+			return nil // another window of the same key
 		}
 		window := last.Window
 		if string(w) != window {
@@ -118,8 +119,9 @@ func scanKeyNames(txn *badger.Txn, device string, corrupt *[]*DecodeError) []Key
 		}
 		last = KeyName{Window: window, Key: string(k)}
 		names.add(last)
-	}
-	return names.slice()
+		return nil
+	})
+	return names.slice(), err
 }
 
 // Close lets Badger drop the versions the index's snapshot kept. Later calls do nothing.
@@ -164,19 +166,28 @@ func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*K
 		for i, k := range keys {
 			ks := &KeyState{Window: k.Window, Key: k.Key, Watermark: watermark.Min}
 			kb = valveKey(kb[:0], device, k.Window, k.Key)
+			var valve []byte
 			if it := valves.seek(kb); it.Valid() && bytes.Equal(it.Item().Key(), kb) {
-				err := it.Item().Value(func(v []byte) error {
-					wm, inputs, err := decodeValve(v)
-					if err != nil {
-						corrupt = append(corrupt, &DecodeError{Key: describeKey(kb), Err: err})
-						return nil
-					}
-					ks.Valve, ks.Watermark = inputs, wm
-					states[i] = ks
-					return nil
-				})
-				if err != nil {
+				var err error
+				if valve, err = it.Item().ValueCopy(nil); err != nil {
 					return err
+				}
+			}
+			if s.states != nil {
+				if v, del, found := s.states.get(kb); found {
+					valve = v
+					if del {
+						valve = nil
+					}
+				}
+			}
+			hasValve := false
+			if valve != nil {
+				wm, inputs, err := decodeValve(valve)
+				if err != nil {
+					corrupt = append(corrupt, &DecodeError{Key: describeKey(kb), Err: err})
+				} else {
+					ks.Valve, ks.Watermark, hasValve = inputs, wm, true
 				}
 			}
 			kb = appendSeg(appendSeg(append(kb[:0], windows.prefix...), k.Window), k.Key)
@@ -191,6 +202,11 @@ func (s *Store) loadKeys(txn *badger.Txn, device string, keys []KeyName) (_ []*K
 					return err
 				}
 				ks.Windows = append(ks.Windows, WindowState{Start: start, State: v})
+			}
+			if s.states != nil {
+				ks.Windows = overWindows(ks.Windows, s.states.windows(kb))
+			}
+			if hasValve || len(ks.Windows) > 0 {
 				states[i] = ks
 			}
 		}
@@ -251,29 +267,23 @@ func (s *Store) loadStream(device, stream string, drift bool) (st watermark.Gene
 	k := streamKey(nil, device, stream)
 	var corrupt []*DecodeError
 	err = s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(k)
-		if err != nil {
+		v, found, err := s.loggedGet(txn, k)
+		if !found {
 			return err
 		}
-		err = item.Value(func(v []byte) error {
-			var derr error
-			if st, derr = decodeGeneratorState(v); derr != nil {
-				corrupt = append(corrupt, &DecodeError{Key: describeKey(k), Err: derr})
-			}
-			ok = derr == nil
+		var derr error
+		if st, derr = decodeGeneratorState(v); derr != nil {
+			corrupt = append(corrupt, &DecodeError{Key: describeKey(k), Err: derr})
+		}
+		ok = derr == nil
+		if !ok || !drift {
 			return nil
-		})
-		if err != nil || !ok || !drift {
-			return err
 		}
 		up, err := s.uptime(txn, device, &corrupt)
 		st = st.Drifted(up)
 		return err
 	})
 	s.logUnreadable(device, corrupt)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return st, false, nil
-	}
 	if err != nil {
 		return st, false, fmt.Errorf("loading stream %q of device %q from state in %s: %w", stream, device, s.where, err)
 	}
@@ -284,22 +294,15 @@ func (s *Store) loadStream(device, stream string, drift bool) (st watermark.Gene
 // and read as 0: idle streams then resume from the watermarks they saved.
 func (s *Store) uptime(txn *badger.Txn, device string, corrupt *[]*DecodeError) (ms int64, err error) {
 	k := uptimeKey(nil, device)
-	item, err := txn.Get(k)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, nil
-	}
-	if err != nil {
+	v, ok, err := s.loggedGet(txn, k)
+	if !ok {
 		return 0, err
 	}
-	err = item.Value(func(v []byte) error {
-		u, derr := decodeCounter(v)
-		if derr != nil {
-			*corrupt = append(*corrupt, &DecodeError{Key: describeKey(k), Err: derr})
-		}
-		ms = int64(u)
-		return nil
-	})
-	return ms, err
+	u, derr := decodeCounter(v)
+	if derr != nil {
+		*corrupt = append(*corrupt, &DecodeError{Key: describeKey(k), Err: derr})
+	}
+	return int64(u), nil
 }
 
 // logUnreadable logs the values of a device that could not be decoded and were left
@@ -317,24 +320,18 @@ func (s *Store) logUnreadable(device string, errs []*DecodeError) {
 func (s *Store) scanValues(txn *badger.Txn, device string, tags []byte, f func(tag byte, r keyReader, v []byte) error, corrupt *[]*DecodeError) error {
 	for _, tag := range tags {
 		prefix := devicePrefix(tag, device)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		for it.Rewind(); it.Valid(); it.Next() {
-			item := it.Item()
-			err := item.Value(func(v []byte) error {
-				if err := f(tag, keyReader{b: item.Key()[len(prefix):]}, v); err != nil {
-					if errors.Is(err, errBadKey) {
-						err = fmt.Errorf("%w: malformed key", ErrCorrupt)
-					}
-					*corrupt = append(*corrupt, &DecodeError{Key: describeKey(item.Key()), Err: err})
+		err := s.mergeScan(txn, prefix, true, func(key, v []byte) error {
+			if err := f(tag, keyReader{b: key[len(prefix):]}, v); err != nil {
+				if errors.Is(err, errBadKey) {
+					err = fmt.Errorf("%w: malformed key", ErrCorrupt)
 				}
-				return nil
-			})
-			if err != nil {
-				it.Close()
-				return err
+				*corrupt = append(*corrupt, &DecodeError{Key: describeKey(key), Err: err})
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		it.Close()
 	}
 	return nil
 }

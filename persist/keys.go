@@ -18,6 +18,7 @@ const (
 	tagOutbox  byte = 'o' // o/<queue>/<seq>: outbox entry
 	tagCounter byte = 'q' // q/<queue>: last sequence number allocated
 	tagCommit  byte = 'c' // c: commits made to the store (see MarkerName)
+	tagLog     byte = 'l' // l/<seq>: a block of the state log (statelog.go)
 )
 
 // commitKey holds the number of transactions committed to the store (a counter
@@ -93,6 +94,10 @@ func outboxPrefix(queue string) []byte { return appendSeg([]byte{tagOutbox}, que
 
 func outboxKey(dst []byte, queue string, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(appendSeg(append(dst, tagOutbox), queue), seq)
+}
+
+func logKey(dst []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, tagLog), seq)
 }
 
 func counterKey(dst []byte, queue string) []byte {
@@ -173,6 +178,9 @@ func describeKey(k []byte) string {
 	}
 	if string(k) == string(commitKey) {
 		return "c (commit count)"
+	}
+	if k[0] == tagLog && len(k) == 9 {
+		return fmt.Sprintf("l/%d (state log block)", binary.BigEndian.Uint64(k[1:]))
 	}
 	r := keyReader{b: k[1:]}
 	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1, tagUptime: 1}[k[0]]

@@ -33,6 +33,9 @@ type Store struct {
 	boot       string      // bootID() at open, for marker records
 	markerErrs int         // marker writes failed in a row, to log the first only
 	notClosed  bool        // read-only: its last writer did not close it (NotClosedCleanly)
+	// states holds the window, valve, stream and uptime values committed since the
+	// last checkpoint (statelog.go); nil in memory, where they are written as keys.
+	states *stateLog
 
 	// queueMu serializes every change to the outbox (commits with enqueues or
 	// dequeues, DropOldest) so sequence numbers land in order and stats stay exact.
@@ -108,6 +111,13 @@ func openBadger(o Options, where string, lock *dirLock, disk diskReserve) (s *St
 		db.Close()
 		return nil, err
 	}
+	if o.Durability != Memory {
+		s.states = newStateLog(o.memTableSize)
+		if err := s.loadStateLog(o.ReadOnly); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -172,6 +182,9 @@ func (s *Store) Close() error {
 			s.marker.close()
 		}
 		return nil
+	}
+	if err := s.Checkpoint(); err != nil {
+		s.log.Warn("closing without a checkpoint; the next start reads the state log back", "dir", s.where, "err", err)
 	}
 	if err := s.db.Close(); err != nil {
 		if s.marker != nil {

@@ -14,6 +14,9 @@ import (
 // meanwhile.
 func (s *Store) DeleteWindowState(device, window string) (n int, err error) {
 	defer s.recovered(fmt.Sprintf("deleting window %q of device %q", window, device), &err)
+	if err := s.checkpointFirst(); err != nil {
+		return 0, fmt.Errorf("deleting window %q of device %q: %w", window, device, err)
+	}
 	var prefixes [][]byte
 	for _, tag := range []byte{tagWindow, tagValve, tagMark} {
 		prefixes = append(prefixes, appendSeg(devicePrefix(tag, device), window))
