@@ -113,8 +113,8 @@ type txnBuild struct {
 	queues  map[string]*queueChange
 	entries []badger.Entry // the transaction's writes, one allocation for all of them
 	logged  []logRec       // changes to logged keys, written as state-log blocks
-	blocks  int            // state-log blocks written
-	bytes   int            // their encoded size
+	blocks  []int          // the encoded size of each block written
+	dead    []uint64       // blocks deleted: they hold nothing current
 }
 
 // entry is badger.NewEntry(key, val) taken from the transaction's slab. Badger keeps

@@ -11,15 +11,23 @@ import (
 // A commit does not write each window state, valve, stream state and uptime under a
 // key of its own: it writes them, front-coded and compressed, as one block of the
 // state log (l/<seq>), and the Store keeps the latest value of each such key in
-// memory until a checkpoint writes those values under their own keys and deletes
-// the blocks. On a gateway's steady feed every reading rewrites its window's state
-// and its stream's, so a key of ~35 bytes and Badger's ~17 bytes of entry framing
-// were paid for each ~80-byte value, in the write-ahead log and again at level 0;
-// a block pays them once per commit, compresses what neighbouring states share,
-// and is deleted before its memtable is written out, so only the checkpoints reach
-// level 0. A block commits in the same transaction as the rest of the commit (the
-// outbox, the marks), so a crash keeps them atomic as separate keys did; Open reads
-// the blocks left after the last checkpoint back into memory, in order.
+// memory. On a gateway's steady feed every reading rewrites its window's state and
+// its stream's; under keys of their own, a key of ~35 bytes and Badger's ~17 bytes
+// of framing were paid for each ~80-byte value, in the write-ahead log and again at
+// level 0. A block pays them once per commit and compresses what neighbouring
+// states share. A block commits in the same transaction as the rest of the commit
+// (the outbox, the marks), so a crash keeps them atomic as keys of their own did;
+// Open reads the blocks back into memory, in order.
+//
+// A block is deleted once it holds nothing current: every value in it was written
+// again by a later block. On a steady feed that is within seconds, so the block
+// dies in its memtable and never reaches level 0. What a block still holds when it
+// is checkpointAge old (a key that went quiet, a window's deletion) is written under
+// its own key, and the block is deleted with every block before it (aging).
+// Deletions keep one rule, so that reading the blocks left over the keys gives the
+// latest values after a crash at any point: a block left is never older than an
+// aged one, and every value a deleted block held is in a later block left, or under
+// its key.
 //
 // Reads see the log: every read of these tags merges the values in memory over
 // Badger's (mergeScan, the lookups in loadKeys, loadStream and uptime).
@@ -29,28 +37,37 @@ func loggedTag(tag byte) bool {
 	return tag == tagWindow || tag == tagValve || tag == tagStream || tag == tagUptime
 }
 
-// Checkpoint triggers: the encoded blocks since the last checkpoint reach a quarter
-// of a memtable (so they are deleted before the memtable holding them is written to
-// level 0), or the oldest of them is a minute old (so a restart reads at most a
-// minute of blocks back).
+// Aging: once the oldest block holding current values is checkpointAge old, the
+// blocks older than half of it are aged; so are the older half of the blocks if
+// those left reach a quarter of a memtable (checkpointShare), which bounds what a
+// restart reads back.
 const (
+	checkpointAge   = 20 * time.Second
 	checkpointShare = 4
-	checkpointAge   = time.Minute
 )
 
-// stateLog is the latest value of each logged key written since the last
-// checkpoint. Commits write it under the Store's commitMu; reads take mu.
+// stateLog is the latest value of each logged key not yet under its own key, and
+// the blocks that hold them. Commits change it under the Store's commitMu; reads
+// take mu.
 type stateLog struct {
 	mu     sync.Mutex
 	groups map[string]*logGroup // by logGroupOf of the key
 
-	next     uint64    // the number of the next block
-	first    uint64    // the first block not yet checkpointed; blocks first..next-1 exist
-	bytes    int64     // encoded bytes of those blocks
-	oldest   time.Time // when block first was written (zero if none)
-	limit    int64     // bytes that trigger a checkpoint
-	readOnly bool      // the store is read-only: never checkpointed
+	first    uint64     // the oldest block left; blocks first..first+len(blocks)-1 exist or are dead
+	blocks   []logBlock // by seq - first
+	bytes    int64      // encoded bytes of the blocks left
+	limit    int64      // bytes that trigger aging
+	readOnly bool       // the store is read-only: nothing is deleted or aged
 	encoder  blockEncoder
+	now      func() time.Time // the clock of aging
+}
+
+// logBlock is what the log knows of one block.
+type logBlock struct {
+	live    int       // values in it that are the latest of their key
+	at      time.Time // when it was committed (or read back)
+	size    int       // its encoded size
+	deleted bool      // deleted from Badger (dead, or aged)
 }
 
 // A logGroup holds the logged values of one key, or of one window actor's windows:
@@ -62,11 +79,15 @@ type logEntry struct {
 	rest string // the key after the group: a window's start, or nothing
 	val  []byte // nil with del
 	del  bool
+	seq  uint64 // the block the value is in
 }
 
 func newStateLog(memTable int64) *stateLog {
-	return &stateLog{groups: map[string]*logGroup{}, next: 1, first: 1, limit: memTable / checkpointShare}
+	return &stateLog{groups: map[string]*logGroup{}, first: 1, limit: memTable / checkpointShare, now: time.Now}
 }
+
+// next is the number of the next block.
+func (l *stateLog) next() uint64 { return l.first + uint64(len(l.blocks)) }
 
 // logGroupOf splits a logged key into its group and the rest.
 func logGroupOf(key []byte) (group, rest []byte) {
@@ -80,10 +101,16 @@ func logGroupOf(key []byte) (group, rest []byte) {
 type logRec struct {
 	key, val []byte
 	del      bool
+	seq      uint64 // the block it went into
 }
 
-// apply records changes that are now durable, in order.
-func (l *stateLog) apply(recs []logRec) {
+// added records committed blocks: one of n encoded bytes for each of sizes, then
+// their changes, in order.
+func (l *stateLog) added(sizes []int, recs []logRec, now time.Time) {
+	for _, n := range sizes {
+		l.blocks = append(l.blocks, logBlock{at: now, size: n})
+		l.bytes += int64(n)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range recs {
@@ -91,7 +118,10 @@ func (l *stateLog) apply(recs []logRec) {
 	}
 }
 
+func (l *stateLog) block(seq uint64) *logBlock { return &l.blocks[seq-l.first] }
+
 func (l *stateLog) set(r logRec) {
+	l.block(r.seq).live++
 	group, rest := logGroupOf(r.key)
 	g := l.groups[string(group)]
 	if g == nil {
@@ -100,14 +130,16 @@ func (l *stateLog) set(r logRec) {
 	}
 	for i := range g.entries {
 		if e := &g.entries[i]; e.rest == string(rest) {
-			e.val, e.del = append(e.val[:0], r.val...), r.del
+			l.block(e.seq).live--
+			e.seq, e.del = r.seq, r.del
+			e.val = append(e.val[:0], r.val...)
 			if r.del {
 				e.val = nil
 			}
 			return
 		}
 	}
-	e := logEntry{rest: string(rest), del: r.del}
+	e := logEntry{rest: string(rest), del: r.del, seq: r.seq}
 	if !r.del {
 		e.val = slices.Clone(r.val)
 	}
@@ -148,9 +180,10 @@ func (l *stateLog) windows(group []byte) []logEntry {
 	return out
 }
 
-// under returns copies of the logged changes to keys under prefix, sorted by key.
-// It looks at every group: a device's or a window's scan, not a per-reading read.
-func (l *stateLog) under(prefix []byte) []logRec {
+// under returns copies of the logged changes to keys under prefix whose values are
+// in blocks before upTo, sorted by key. It looks at every group: a device's or a
+// window's scan, or aging, not a per-reading read.
+func (l *stateLog) under(prefix []byte, upTo uint64) []logRec {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []logRec
@@ -159,37 +192,87 @@ func (l *stateLog) under(prefix []byte) []logRec {
 			continue
 		}
 		for _, e := range g.entries {
-			out = append(out, logRec{key: []byte(group + e.rest), val: slices.Clone(e.val), del: e.del})
+			if e.seq < upTo {
+				out = append(out, logRec{key: []byte(group + e.rest), val: slices.Clone(e.val), del: e.del, seq: e.seq})
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b logRec) int { return bytes.Compare(a.key, b.key) })
 	return out
 }
 
-// all returns every logged change, sorted by key, for a checkpoint.
-func (l *stateLog) all() []logRec { return l.under(nil) }
+// allBlocks is the upTo of under that takes every block, for reads, which do not
+// hold commitMu and so cannot look at the blocks.
+const allBlocks = ^uint64(0)
 
-// empty reports whether nothing is logged since the last checkpoint.
-func (l *stateLog) empty() bool { return l.first == l.next }
+// all returns every logged change, sorted by key.
+func (l *stateLog) all() []logRec { return l.under(nil, allBlocks) }
 
-// due reports whether the blocks since the last checkpoint call for one.
-func (l *stateLog) due(now time.Time) bool {
-	return !l.empty() && (l.bytes >= l.limit || now.Sub(l.oldest) >= checkpointAge)
-}
-
-// wrote counts committed blocks of n encoded bytes in all.
-func (l *stateLog) wrote(blocks, n int, now time.Time) {
-	if l.empty() {
-		l.oldest = now
+// dead returns the blocks not yet deleted that hold nothing current.
+func (l *stateLog) dead() []uint64 {
+	var seqs []uint64
+	for i, b := range l.blocks {
+		if b.live == 0 && !b.deleted {
+			seqs = append(seqs, l.first+uint64(i))
+		}
 	}
-	l.next += uint64(blocks)
-	l.bytes += int64(n)
+	return seqs
 }
 
-// checkpointed forgets what a checkpoint wrote under the keys themselves.
-func (l *stateLog) checkpointed() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	clear(l.groups)
-	l.first, l.bytes, l.oldest = l.next, 0, time.Time{}
+// ageCut returns the block before which every block is to be aged now: first if
+// none is.
+func (l *stateLog) ageCut(now time.Time) uint64 {
+	oldest := -1 // the oldest block holding current values
+	for i, b := range l.blocks {
+		if b.live > 0 {
+			oldest = i
+			break
+		}
+	}
+	if oldest < 0 {
+		return l.first
+	}
+	cut := 0 // dead blocks before oldest go with the next commit
+	switch {
+	case now.Sub(l.blocks[oldest].at) >= checkpointAge:
+		for cut = oldest; cut < len(l.blocks) && now.Sub(l.blocks[cut].at) >= checkpointAge/2; cut++ {
+		}
+	case l.bytes >= l.limit:
+		cut = max(oldest+1, len(l.blocks)/2)
+	}
+	return l.first + uint64(cut)
+}
+
+// deleted forgets blocks deleted from Badger: seqs (dead ones), and every block
+// before cut (aged, their current values now under their own keys).
+func (l *stateLog) deleted(seqs []uint64, cut uint64) {
+	for _, seq := range seqs {
+		b := l.block(seq)
+		b.deleted = true
+		l.bytes -= int64(b.size)
+	}
+	if cut > l.first {
+		l.mu.Lock()
+		for group, g := range l.groups {
+			g.entries = slices.DeleteFunc(g.entries, func(e logEntry) bool { return e.seq < cut })
+			if len(g.entries) == 0 {
+				delete(l.groups, group)
+			}
+		}
+		l.mu.Unlock()
+		for _, b := range l.blocks[:cut-l.first] {
+			if !b.deleted {
+				l.bytes -= int64(b.size)
+			}
+		}
+		l.blocks = slices.Delete(l.blocks, 0, int(cut-l.first))
+		l.first = cut
+	}
+	// Dead blocks at the front are gone for good: nothing refers to them.
+	n := 0
+	for n < len(l.blocks) && l.blocks[n].deleted {
+		n++
+	}
+	l.blocks = slices.Delete(l.blocks, 0, n)
+	l.first += uint64(n)
 }

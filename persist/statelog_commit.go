@@ -3,9 +3,9 @@ package persist
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/zstd"
@@ -13,9 +13,9 @@ import (
 
 // writeBlocks adds the transaction's changes to logged keys as state-log blocks,
 // sorted by key (stably: of two changes to one key the later wins, as in Badger's
-// transaction).
+// transaction), and deletes the blocks that hold nothing current.
 func (s *Store) writeBlocks(t *txnBuild) error {
-	if len(t.logged) == 0 {
+	if s.states == nil {
 		return nil
 	}
 	slices.SortStableFunc(t.logged, func(a, b logRec) int { return bytes.Compare(a.key, b.key) })
@@ -26,90 +26,107 @@ func (s *Store) writeBlocks(t *txnBuild) error {
 			raw += recs[n].rawSize()
 			n++
 		}
-		key := logKey(nil, s.states.next+uint64(t.blocks))
+		seq := s.states.next() + uint64(len(t.blocks))
+		key := logKey(nil, seq)
 		val := s.states.encoder.encode(nil, recs[:n])
 		if err := t.set(key, val); err != nil {
 			return s.wrapOpErr(err, key)
 		}
-		t.blocks++
-		t.bytes += len(key) + len(val)
+		for i := range recs[:n] {
+			recs[i].seq = seq
+		}
+		t.blocks = append(t.blocks, len(key)+len(val))
 		recs = recs[n:]
+	}
+	t.dead = s.states.dead()
+	for _, seq := range t.dead {
+		if err := t.txn.Delete(logKey(nil, seq)); err != nil {
+			return s.wrapOpErr(err, logKey(nil, seq))
+		}
 	}
 	return nil
 }
 
-// loggedLocked takes in what a committed transaction wrote to the state log and
-// checkpoints when that is due. The caller holds commitMu. A checkpoint that fails
-// is logged and tried again after the next commit: the blocks hold everything.
+// loggedLocked takes in what a committed transaction did to the state log and ages
+// blocks when that is due. The caller holds commitMu. Aging that fails is logged
+// and tried again after the next commit: the blocks hold everything.
 func (s *Store) loggedLocked(t *txnBuild) {
-	if t.blocks == 0 {
+	if s.states == nil {
 		return
 	}
-	s.states.apply(t.logged)
-	now := time.Now()
-	s.states.wrote(t.blocks, t.bytes, now)
-	if !s.states.due(now) {
-		return
-	}
-	if err := s.checkpointLocked(); err != nil {
-		s.log.Warn("writing a checkpoint of the state log failed; its blocks keep the state and it is tried again", "dir", s.where, "err", err)
+	now := s.states.now()
+	s.states.deleted(t.dead, 0)
+	s.states.added(t.blocks, t.logged, now)
+	if err := s.ageLocked(s.states.ageCut(now)); err != nil {
+		s.log.Warn("writing the oldest values of the state log under their keys failed; its blocks keep them and it is tried again", "dir", s.where, "err", err)
 	}
 }
 
-// Checkpoint writes what the state log holds under each key's own key and deletes
-// its blocks. Commits wait meanwhile. Close checkpoints; so do the reads that need
-// the store without a log over it.
+// Checkpoint writes every value of the state log under its own key and deletes the
+// blocks. Commits wait meanwhile. Close checkpoints, and so do the reads and
+// deletions that need every value under its key.
 func (s *Store) Checkpoint() (err error) {
 	defer s.recovered("writing a checkpoint", &err)
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	return s.checkpointLocked()
+	if s.states == nil || s.states.readOnly {
+		return nil
+	}
+	return s.ageLocked(s.states.next())
 }
 
-// checkpointLocked writes the logged values first and deletes the blocks after, in
-// order, so a crash part way leaves blocks whose replay over the keys gives what
-// the log held: the values written are the newest, and a block left is never
-// older than one deleted. The caller holds commitMu.
-func (s *Store) checkpointLocked() error {
-	if s.states == nil || s.states.readOnly || s.states.empty() {
+// ageLocked writes the current values of the blocks before cut under their own keys,
+// then deletes those blocks, oldest first, so a crash part way leaves blocks whose
+// replay over the keys gives the same values (see stateLog). A deletion is written
+// only for a key Badger holds. The caller holds commitMu.
+func (s *Store) ageLocked(cut uint64) error {
+	l := s.states
+	if cut <= l.first {
 		return nil
 	}
 	if err := s.disk.check(); err != nil {
-		return fmt.Errorf("writing a checkpoint in %s: %w", s.where, err)
+		return fmt.Errorf("writing state-log values in %s: %w", s.where, err)
 	}
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
-	for _, r := range s.states.all() {
-		var err error
-		if r.del {
-			err = wb.Delete(r.key)
-		} else {
-			err = wb.Set(r.key, r.val)
+	err := s.db.View(func(txn *badger.Txn) error {
+		for _, r := range l.under(nil, cut) {
+			if !r.del {
+				if err := wb.Set(r.key, r.val); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := txn.Get(r.key); errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if err := wb.Delete(r.key); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("writing a checkpoint in %s: %w", s.where, err)
+		return nil
+	})
+	for seq := l.first; seq < cut && err == nil; seq++ {
+		if !l.block(seq).deleted {
+			err = wb.Delete(logKey(nil, seq))
 		}
 	}
-	if err := wb.Flush(); err != nil {
-		return fmt.Errorf("writing a checkpoint in %s: %w", s.where, err)
+	if err == nil {
+		err = wb.Flush()
 	}
-	del := s.db.NewWriteBatch()
-	defer del.Cancel()
-	for seq := s.states.first; seq < s.states.next; seq++ {
-		if err := del.Delete(logKey(nil, seq)); err != nil {
-			return fmt.Errorf("writing a checkpoint in %s: %w", s.where, err)
-		}
+	if err != nil {
+		return fmt.Errorf("writing state-log values in %s: %w", s.where, err)
 	}
-	if err := del.Flush(); err != nil {
-		return fmt.Errorf("writing a checkpoint in %s: %w", s.where, err)
-	}
-	s.states.checkpointed()
+	l.deleted(nil, cut)
 	return nil
 }
 
 // loadStateLog reads the blocks a store holds back into its state log, in order. A
-// block that does not decode is logged and left out: the keys keep the values of
-// the last checkpoint, or of a later block.
+// block that does not decode is logged and left out (and deleted by the next
+// commit, as a block holding nothing current): the keys keep the values of the
+// last aging, or of a later block.
 func (s *Store) loadStateLog(readOnly bool) (err error) {
 	defer s.recovered("reading the state log", &err)
 	var zr *zstd.Decoder
@@ -118,7 +135,7 @@ func (s *Store) loadStateLog(readOnly bool) (err error) {
 			zr.Close()
 		}
 	}()
-	var blocks, size int
+	l, now := s.states, s.states.now()
 	err = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagLog}})
 		defer it.Close()
@@ -130,11 +147,12 @@ func (s *Store) loadStateLog(readOnly bool) (err error) {
 				continue
 			}
 			seq := binary.BigEndian.Uint64(k[1:])
-			if blocks == 0 {
-				s.states.first = seq
+			if len(l.blocks) == 0 {
+				l.first = seq
 			}
-			s.states.next = seq + 1
-			blocks++
+			for l.next() < seq { // deleted while the blocks around it were not
+				l.blocks = append(l.blocks, logBlock{deleted: true})
+			}
 			if zr == nil {
 				var err error
 				if zr, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true)); err != nil {
@@ -142,13 +160,15 @@ func (s *Store) loadStateLog(readOnly bool) (err error) {
 				}
 			}
 			err := item.Value(func(v []byte) error {
-				size += len(k) + len(v)
 				recs, derr := decodeBlock(zr, v)
 				if derr != nil {
 					s.log.Warn("a stored value is unreadable and was left out", "err", &DecodeError{Key: describeKey(k), Err: derr})
-					return nil
+					recs = nil
 				}
-				s.states.apply(recs)
+				for i := range recs {
+					recs[i].seq = seq
+				}
+				l.added([]int{len(k) + len(v)}, recs, now)
 				return nil
 			})
 			if err != nil {
@@ -160,9 +180,6 @@ func (s *Store) loadStateLog(readOnly bool) (err error) {
 	if err != nil {
 		return fmt.Errorf("reading the state log in %s: %w", s.where, err)
 	}
-	s.states.readOnly = readOnly
-	if blocks > 0 {
-		s.states.bytes, s.states.oldest = int64(size), time.Now()
-	}
+	l.readOnly = readOnly
 	return nil
 }

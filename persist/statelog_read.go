@@ -15,7 +15,7 @@ import (
 func (s *Store) mergeScan(txn *badger.Txn, prefix []byte, values bool, f func(key, val []byte) error) error {
 	var logged []logRec
 	if s.states != nil && len(prefix) > 0 && loggedTag(prefix[0]) {
-		logged = s.states.under(prefix)
+		logged = s.states.under(prefix, allBlocks)
 	}
 	emit := func(r logRec) error {
 		if r.del {
