@@ -51,7 +51,7 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 		}
 		return k
 	}
-	err = s.db.View(func(txn *badger.Txn) (err error) {
+	err = s.view(func(txn *badger.Txn) (err error) {
 		if ds.Uptime, err = s.uptime(txn, device, &ds.Corrupt); err != nil {
 			return err
 		}

@@ -55,6 +55,10 @@ func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
 	if err := s.checkpointFirst(); err != nil {
 		return nil, fmt.Errorf("indexing device %q: %w", device, err)
 	}
+	if s.states != nil { // see Store.view
+		s.states.aging.RLock()
+		defer s.states.aging.RUnlock()
+	}
 	ix := &DeviceIndex{WindowDefs: map[string][]byte{}, s: s, device: device, txn: s.db.NewTransaction(false)}
 	defer func() {
 		if err != nil {
@@ -148,7 +152,7 @@ func (ix *DeviceIndex) LoadKeys(keys []KeyName) (_ []*KeyState, corrupt []*Decod
 // skipped.
 func (s *Store) LoadKeys(device string, keys []KeyName) (states []*KeyState, corrupt []*DecodeError, err error) {
 	defer s.recovered(fmt.Sprintf("loading keys of device %q", device), &err)
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.view(func(txn *badger.Txn) error {
 		states, corrupt, err = s.loadKeys(txn, device, keys)
 		return err
 	})
@@ -266,7 +270,7 @@ func (s *Store) loadStream(device, stream string, drift bool) (st watermark.Gene
 	defer s.recovered(fmt.Sprintf("loading stream %q of device %q", stream, device), &err)
 	k := streamKey(nil, device, stream)
 	var corrupt []*DecodeError
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.view(func(txn *badger.Txn) error {
 		v, found, err := s.loggedGet(txn, k)
 		if !found {
 			return err

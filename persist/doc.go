@@ -6,7 +6,12 @@
 // device is listed, loaded and deleted by prefix. Actors collect their changes in a
 // Batch; the committer writes one Batch per flush in one transaction, split only at
 // unit boundaries (past maxTxnOps changes, or when Badger says it is too big), so each
-// actor's flush stays atomic.
+// actor's flush stays atomic. The window states, valves, stream states and uptimes
+// of a transaction go into it as one compressed block of the state log rather than
+// under their own keys, and the Store keeps their latest values in memory until
+// later blocks or aging make the block unneeded (statelog.go): on a steady feed each
+// reading rewrites its window's state and its stream's, and this is what keeps the
+// bytes written to flash per reading near its payload's size.
 //
 // Open refuses a directory Badger would silently open as empty or older (a lost or
 // truncated MANIFEST, a damaged table or write-ahead log, a store holding fewer
@@ -15,6 +20,7 @@
 // changes nothing either, also in a store its last writer did not close: it reads the
 // store as the next start will recover it, with the write-ahead logs replayed in memory.
 //
-// persist may import watermark/, badger and the standard library. No Badger type
+// persist may import watermark/, badger, klauspost/compress (zstd, which Badger
+// links already) and the standard library. No Badger type
 // leaves this package: callers see bytes, watermark types and the types declared here.
 package persist

@@ -50,7 +50,11 @@ const (
 // the blocks that hold them. Commits change it under the Store's commitMu; reads
 // take mu.
 type stateLog struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// aging is held by aging from before it writes values under their keys until it
+	// has dropped them from the log, and shared by reads from before their snapshot
+	// until they have read the log: else a read could miss a value in both.
+	aging  sync.RWMutex
 	groups map[string]*logGroup // by logGroupOf of the key
 
 	first    uint64     // the oldest block left; blocks first..first+len(blocks)-1 exist or are dead
@@ -222,25 +226,22 @@ func (l *stateLog) dead() []uint64 {
 // ageCut returns the block before which every block is to be aged now: first if
 // none is.
 func (l *stateLog) ageCut(now time.Time) uint64 {
-	oldest := -1 // the oldest block holding current values
-	for i, b := range l.blocks {
-		if b.live > 0 {
-			oldest = i
-			break
-		}
-	}
-	if oldest < 0 {
-		return l.first
-	}
-	cut := 0 // dead blocks before oldest go with the next commit
+	// The oldest block holding current values; dead blocks before it go with the
+	// next commit, not with aging.
+	oldest := slices.IndexFunc(l.blocks, func(b logBlock) bool { return b.live > 0 })
 	switch {
+	case oldest < 0:
+		return l.first
 	case now.Sub(l.blocks[oldest].at) >= checkpointAge:
-		for cut = oldest; cut < len(l.blocks) && now.Sub(l.blocks[cut].at) >= checkpointAge/2; cut++ {
+		old := slices.IndexFunc(l.blocks[oldest:], func(b logBlock) bool { return now.Sub(b.at) < checkpointAge/2 })
+		if old < 0 {
+			return l.next()
 		}
+		return l.first + uint64(oldest+old)
 	case l.bytes >= l.limit:
-		cut = max(oldest+1, len(l.blocks)/2)
+		return l.first + uint64(max(oldest+1, len(l.blocks)/2))
 	}
-	return l.first + uint64(cut)
+	return l.first
 }
 
 // deleted forgets blocks deleted from Badger: seqs (dead ones), and every block

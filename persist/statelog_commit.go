@@ -87,6 +87,8 @@ func (s *Store) ageLocked(cut uint64) error {
 	if err := s.disk.check(); err != nil {
 		return fmt.Errorf("writing state-log values in %s: %w", s.where, err)
 	}
+	l.aging.Lock()
+	defer l.aging.Unlock()
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
 	err := s.db.View(func(txn *badger.Txn) error {

@@ -105,3 +105,13 @@ func overWindows(ws []WindowState, logged []logEntry) []WindowState {
 	slices.SortFunc(ws, func(a, b WindowState) int { return cmp.Compare(a.Start, b.Start) })
 	return ws
 }
+
+// view runs f in a read transaction that sees each logged value either in the log
+// or under its key (see stateLog.aging).
+func (s *Store) view(f func(txn *badger.Txn) error) error {
+	if s.states != nil {
+		s.states.aging.RLock()
+		defer s.states.aging.RUnlock()
+	}
+	return s.db.View(f)
+}
