@@ -18,7 +18,7 @@ const (
 	tagOutbox  byte = 'o' // o/<queue>/<seq>: outbox entry
 	tagCounter byte = 'q' // q/<queue>: last sequence number allocated
 	tagCommit  byte = 'c' // c: commits made to the store (see MarkerName)
-	tagLog     byte = 'l' // l/<seq>: a block of the state log (statelog.go)
+	tagLog     byte = 'b' // b/<seq>: a block of the state log (statelog.go)
 )
 
 // commitKey holds the number of transactions committed to the store (a counter
@@ -180,7 +180,7 @@ func describeKey(k []byte) string {
 		return "c (commit count)"
 	}
 	if k[0] == tagLog && len(k) == 9 {
-		return fmt.Sprintf("l/%d (state log block)", binary.BigEndian.Uint64(k[1:]))
+		return fmt.Sprintf("b/%d (state log block)", binary.BigEndian.Uint64(k[1:]))
 	}
 	r := keyReader{b: k[1:]}
 	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1, tagUptime: 1}[k[0]]

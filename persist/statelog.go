@@ -10,7 +10,7 @@ import (
 
 // A commit does not write each window state, valve, stream state and uptime under a
 // key of its own: it writes them, front-coded and compressed, as one block of the
-// state log (l/<seq>), and the Store keeps the latest value of each such key in
+// state log (b/<seq>), and the Store keeps the latest value of each such key in
 // memory. On a gateway's steady feed every reading rewrites its window's state and
 // its stream's; under keys of their own, a key of ~35 bytes and Badger's ~17 bytes
 // of framing were paid for each ~80-byte value, in the write-ahead log and again at
