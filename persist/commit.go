@@ -111,6 +111,7 @@ type txnBuild struct {
 	txn     *badger.Txn
 	queues  map[string]*queueChange
 	entries []badger.Entry // the transaction's writes, one allocation for all of them
+	marks   []uint64       // fingerprints of its dedup marks (logMarks)
 }
 
 // entry is badger.NewEntry(key, val) taken from the transaction's slab. Badger keeps
@@ -143,6 +144,9 @@ func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
 			}
 		}
 	}
+	if err := s.logMarks(&t); err != nil {
+		return t, to - from, err
+	}
 	for name, c := range t.queues {
 		if c.maxSeq == 0 {
 			continue
@@ -169,7 +173,7 @@ func (s *Store) addOp(t *txnBuild, o op) error {
 	case opDelete:
 		err = t.txn.Delete(o.key)
 	case opMark:
-		err = t.txn.SetEntry(t.entry(o.key, nil).WithTTL(s.ttl))
+		t.marks = append(t.marks, o.seq)
 	case opEnqueue:
 		c := t.change(o.queue)
 		if last := max(c.maxSeq, s.committedSeq(o.queue)); o.seq <= last {

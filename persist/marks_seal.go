@@ -1,0 +1,232 @@
+package persist
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// chunkFingerprints is what a sealed segment aims to put in one chunk: a lookup
+// reads one chunk (512 bytes), and a segment of 10,000 marks (1,000 a second) is
+// sealed into 256 chunks, one of 40 marks into one. Fewer, larger chunks would
+// save little: at 1,000 marks a second the key and Badger's header of each chunk
+// are about a tenth of its bytes.
+const chunkFingerprints = 64
+
+// markSealer seals the segments that are over, in a goroutine of the store rather
+// than in the commit that notices a new segment: sealing reads a segment's logs
+// and writes up to 256 chunks (80 KB at 1,000 marks a second, 1.6 MB at 20,000),
+// which must not hold up the commit, and it needs no lock against commits: a log
+// is only written under the current segment, so once a commit has logged under
+// segment n, no commit writes under an earlier one (but after the wall clock
+// stepped back, and then sealing again merges what came late). The goroutine
+// waits on commits, not on a timer, so an idle store does not wake; Close stops it.
+type markSealer struct {
+	s    *Store
+	last uint64 // the newest segment logged under; guarded by Store.commitMu
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+	errs int // seals failed in a row, to log the first only
+}
+
+// startSealer starts s's sealer and has it seal what an earlier run left unsealed.
+func (s *Store) startSealer() {
+	m := &markSealer{s: s, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.sealer = m
+	m.kick <- struct{}{}
+	go m.run()
+}
+
+// segmentBegun notes a log written under seg; a segment newer than any before
+// means the ones before are over. The caller holds Store.commitMu.
+func (m *markSealer) segmentBegun(seg uint64) {
+	if m == nil || seg <= m.last {
+		return
+	}
+	m.last = seg
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// close stops the sealer and waits for a seal in progress; a segment it leaves
+// unsealed is sealed after the next start.
+func (m *markSealer) close() {
+	if m == nil {
+		return
+	}
+	m.once.Do(func() { close(m.stop) })
+	<-m.done
+}
+
+func (m *markSealer) run() {
+	defer close(m.done)
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-m.kick:
+		}
+		if err := m.s.sealOver(m.stop); err != nil {
+			if m.errs == 0 {
+				m.s.log.Warn("sealing dedup marks failed; lookups read their logs until a later seal works", "dir", m.s.where, "err", err)
+			}
+			m.errs++
+			continue
+		}
+		m.errs = 0
+	}
+}
+
+// sealOver seals every segment before the current one that has logs, until stop.
+func (s *Store) sealOver(stop <-chan struct{}) (err error) {
+	defer s.recovered("sealing dedup marks", &err)
+	if s.disk.check() != nil {
+		return nil // sealing writes; the logs keep the marks meanwhile
+	}
+	for _, seg := range s.loggedSegments(segmentOf(s.now())) {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		logs, err := s.writeSeal(seg)
+		if err == nil {
+			err = s.deleteLogs(logs)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loggedSegments lists the segments before cur that have logs.
+func (s *Store) loggedSegments(cur uint64) []uint64 {
+	var segs []uint64
+	_ = s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagMarkLog}})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) != 17 {
+				continue
+			}
+			seg := binary.BigEndian.Uint64(k[1:])
+			if seg >= cur {
+				break
+			}
+			if len(segs) == 0 || segs[len(segs)-1] != seg {
+				segs = append(segs, seg)
+			}
+		}
+		return nil
+	})
+	return segs
+}
+
+// writeSeal writes segment seg's chunks: its logs' fingerprints merged with what
+// an earlier seal of it wrote (the wall clock stepped back, or a crash came
+// between an earlier seal and its delete), in as many chunks as the segment's
+// first seal chose, so a chunk is only ever replaced by a superset of itself. It
+// returns the logs it read, which deleteLogs removes; until then a lookup finds
+// the marks in both.
+func (s *Store) writeSeal(seg uint64) (logs [][]byte, err error) {
+	var fps []uint64
+	bits, sealed := uint8(0), false
+	err = s.db.View(func(txn *badger.Txn) error {
+		err := s.eachValue(txn, markLogKey(seg, 0), func(k, v []byte) (bool, error) {
+			if !bytes.HasPrefix(k, markLogKey(seg, 0)[:9]) {
+				return true, nil
+			}
+			logs = append(logs, bytes.Clone(k))
+			fps = appendFingerprints(fps, v)
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+		item, err := txn.Get(markSealKey(seg))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = item.Value(func(v []byte) error {
+			if len(v) == 1 {
+				bits, sealed = v[0], true
+			}
+			return nil
+		})
+		if err != nil || !sealed {
+			return err
+		}
+		chunk := markChunkKey(seg, 0)[:9]
+		return s.eachValue(txn, chunk, func(k, v []byte) (bool, error) {
+			if !bytes.HasPrefix(k, chunk) {
+				return true, nil
+			}
+			fps = appendFingerprints(fps, v)
+			return false, nil
+		})
+	})
+	if err != nil || len(logs) == 0 {
+		return logs, err
+	}
+	slices.Sort(fps)
+	fps = slices.Compact(fps)
+	if !sealed {
+		for len(fps)>>bits > chunkFingerprints && bits < 8 {
+			bits++
+		}
+	}
+	exp := expiresAt(seg, s.ttl)
+	wb := s.db.NewWriteBatch()
+	defer wb.Cancel()
+	for len(fps) > 0 {
+		prefix := chunkPrefix(fps[0], bits)
+		n := 1
+		for n < len(fps) && chunkPrefix(fps[n], bits) == prefix {
+			n++
+		}
+		val := make([]byte, 0, 8*n)
+		for _, fp := range fps[:n] {
+			val = binary.BigEndian.AppendUint64(val, fp)
+		}
+		if err := wb.SetEntry(&badger.Entry{Key: markChunkKey(seg, prefix), Value: val, ExpiresAt: exp}); err != nil {
+			return logs, err
+		}
+		fps = fps[n:]
+	}
+	if err := wb.SetEntry(&badger.Entry{Key: markSealKey(seg), Value: []byte{bits}, ExpiresAt: exp}); err != nil {
+		return logs, err
+	}
+	return logs, wb.Flush()
+}
+
+// deleteLogs removes the logs a seal has written into chunks.
+func (s *Store) deleteLogs(logs [][]byte) error {
+	wb := s.db.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range logs {
+		if err := wb.Delete(k); err != nil {
+			return err
+		}
+	}
+	return wb.Flush()
+}
+
+func appendFingerprints(fps []uint64, v []byte) []uint64 {
+	for ; len(v) >= 8; v = v[8:] {
+		fps = append(fps, binary.BigEndian.Uint64(v))
+	}
+	return fps
+}

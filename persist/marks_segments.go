@@ -1,0 +1,159 @@
+package persist
+
+import (
+	"encoding/binary"
+	"slices"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Dedup marks are kept by segments of wall time rather than as a key each: a key
+// per mark lives for DedupTTL and every compaction of the levels it sits in rewrites
+// it, so the bytes written per QoS 1 message grew with the length of a run. A
+// transaction writes the fingerprints of its marks as one value under the current
+// segment (a mark log, tagMarkLog); once the segment is over, sealing (marks_seal.go)
+// gathers them into chunks by the fingerprint's leading bits (tagMarkChunk) and
+// deletes the logs. A lookup (HasMark) reads the logs and one chunk per sealed
+// segment. Everything carries Badger's TTL, the segment's end plus DedupTTL, so
+// expired segments go without a delete.
+//
+// A fingerprint is a 64-bit hash of the mark's (device, window, key, id): two
+// marks share one with odds of about 1 in 2^64 / (marks within DedupTTL), 1 in
+// 5·10^12 at 1,000 marks a second and an hour, and a redelivery that meets such a
+// twin is skipped.
+const markSegment = 10 * time.Second
+
+// segmentOf is the segment holding time t.
+func segmentOf(t time.Time) uint64 { return uint64(t.UnixMilli() / markSegment.Milliseconds()) }
+
+// segmentExpiry is when the marks of segment seg expire: a mark lives at least
+// ttl, at most ttl plus a segment.
+func segmentExpiry(seg uint64, ttl time.Duration) time.Time {
+	return time.UnixMilli(int64(seg+1) * markSegment.Milliseconds()).Add(ttl)
+}
+
+// expiresAt is segmentExpiry in Badger's unit, rounded up to the second.
+func expiresAt(seg uint64, ttl time.Duration) uint64 {
+	return uint64(segmentExpiry(seg, ttl).Add(time.Second - 1).Unix())
+}
+
+// markFingerprint hashes a mark's identity, encoded as its old-layout key so that
+// no two identities share an encoding.
+func markFingerprint(device, window, key string, id uint64) uint64 {
+	var buf [128]byte
+	return xxhash.Sum64(markKey(buf[:0], device, window, key, id))
+}
+
+// markLogKey is l/<segment>/<commit>: the marks of the transaction that brought
+// the commit count to commit. The count is unique per transaction (commitMu).
+func markLogKey(seg, commit uint64) []byte {
+	k := binary.BigEndian.AppendUint64([]byte{tagMarkLog}, seg)
+	return binary.BigEndian.AppendUint64(k, commit)
+}
+
+// markSealKey is h/<segment>: a sealed segment, its value the number of leading
+// fingerprint bits that pick its chunk.
+func markSealKey(seg uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{tagMarkSeal}, seg)
+}
+
+// markChunkKey is f/<segment>/<prefix>: the sorted fingerprints of a sealed
+// segment whose leading bits are prefix's.
+func markChunkKey(seg uint64, prefix byte) []byte {
+	return append(binary.BigEndian.AppendUint64([]byte{tagMarkChunk}, seg), prefix)
+}
+
+// chunkPrefix is the chunk of fingerprint fp in a segment sealed with bits.
+func chunkPrefix(fp uint64, bits uint8) byte {
+	return byte(fp>>56) &^ byte(0xFF>>bits)
+}
+
+// logMarks writes the fingerprints a transaction collected (opMark) as one mark
+// log under the current segment, in the same transaction as the state they
+// belong to, and tells the sealer when a new segment has begun.
+func (s *Store) logMarks(t *txnBuild) error {
+	if len(t.marks) == 0 {
+		return nil
+	}
+	seg := segmentOf(s.now())
+	slices.Sort(t.marks)
+	val := make([]byte, 0, 8*len(t.marks))
+	for _, fp := range t.marks {
+		val = binary.BigEndian.AppendUint64(val, fp)
+	}
+	e := t.entry(markLogKey(seg, s.commits+1), val)
+	e.ExpiresAt = expiresAt(seg, s.ttl)
+	if err := t.txn.SetEntry(e); err != nil {
+		return s.wrapOpErr(err, e.Key)
+	}
+	s.sealer.segmentBegun(seg)
+	return nil
+}
+
+// hasFingerprint reports whether sorted holds fp (8-byte big-endian entries).
+func hasFingerprint(sorted []byte, fp uint64) bool {
+	n := len(sorted) / 8
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if binary.BigEndian.Uint64(sorted[8*m:]) < fp {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < n && binary.BigEndian.Uint64(sorted[8*lo:]) == fp
+}
+
+// findSegmented looks fp up in the mark logs and in one chunk of each sealed
+// segment not yet expired, within txn.
+func (s *Store) findSegmented(txn *badger.Txn, fp uint64) (bool, error) {
+	oldest := segmentOf(s.now().Add(-s.ttl - markSegment))
+	found := false
+	err := s.eachValue(txn, []byte{tagMarkLog}, func(k, v []byte) (bool, error) {
+		seg := binary.BigEndian.Uint64(k[1:])
+		found = seg >= oldest && s.now().Before(segmentExpiry(seg, s.ttl)) && hasFingerprint(v, fp)
+		return found, nil
+	})
+	if err != nil || found {
+		return found, err
+	}
+	err = s.eachValue(txn, markSealKey(oldest), func(k, v []byte) (bool, error) {
+		seg := binary.BigEndian.Uint64(k[1:])
+		if len(v) != 1 || !s.now().Before(segmentExpiry(seg, s.ttl)) {
+			return false, nil
+		}
+		item, err := txn.Get(markChunkKey(seg, chunkPrefix(fp, v[0])))
+		if err == badger.ErrKeyNotFound {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		err = item.Value(func(c []byte) error { found = hasFingerprint(c, fp); return nil })
+		return found, err
+	})
+	return found, err
+}
+
+// eachValue calls f with each key and value from seek on while the key has seek's
+// tag, until f says stop or fails.
+func (s *Store) eachValue(txn *badger.Txn, seek []byte, f func(k, v []byte) (stop bool, err error)) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: seek[:1]})
+	defer it.Close()
+	for it.Seek(seek); it.Valid(); it.Next() {
+		item := it.Item()
+		k := item.Key()
+		if len(k) < 9 {
+			continue
+		}
+		var stop bool
+		err := item.Value(func(v []byte) (err error) { stop, err = f(k, v); return err })
+		if err != nil || stop {
+			return err
+		}
+	}
+	return nil
+}
