@@ -19,7 +19,7 @@ const (
 	// are big-endian uint64s.
 	tagMarkLog   byte = 'l' // l/<segment>/<commit>: fingerprints of one transaction's marks
 	tagMarkSeal  byte = 'h' // h/<segment>: a sealed segment and how its chunks are picked
-	tagMarkChunk byte = 'f' // f/<segment>/<prefix>: sorted fingerprints of a sealed segment
+	tagMarkChunk byte = 'f' // f/<bits>/<prefix>/<segment>: sorted fingerprints of a sealed segment
 	tagOutbox    byte = 'o' // o/<queue>/<seq>: outbox entry
 	tagCounter   byte = 'q' // q/<queue>: last sequence number allocated
 	tagCommit    byte = 'c' // c: commits made to the store (see MarkerName)
@@ -184,8 +184,8 @@ func describeKey(k []byte) string {
 		return fmt.Sprintf("l/%d/%d", binary.BigEndian.Uint64(k[1:]), binary.BigEndian.Uint64(k[9:]))
 	case k[0] == tagMarkSeal && len(k) == 9:
 		return fmt.Sprintf("h/%d", binary.BigEndian.Uint64(k[1:]))
-	case k[0] == tagMarkChunk && len(k) == 10:
-		return fmt.Sprintf("f/%d/%d", binary.BigEndian.Uint64(k[1:]), k[9])
+	case k[0] == tagMarkChunk && len(k) == 11:
+		return fmt.Sprintf("f/%d/%d/%d", k[1], k[2], binary.BigEndian.Uint64(k[3:]))
 	}
 	r := keyReader{b: k[1:]}
 	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1, tagUptime: 1}[k[0]]

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -28,11 +29,14 @@ const chunkFingerprints = 64
 type markSealer struct {
 	s    *Store
 	last uint64 // the newest segment logged under; guarded by Store.commitMu
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
-	errs int // seals failed in a row, to log the first only
+	// below is a segment no log is older than (0 until the first seal after
+	// Open): lookups and the sealer seek past the deletes of the sealed logs.
+	below atomic.Uint64
+	kick  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+	errs  int // seals failed in a row, to log the first only
 }
 
 // startSealer starts s's sealer and has it seal what an earlier run left unsealed.
@@ -43,10 +47,15 @@ func (s *Store) startSealer() {
 	go m.run()
 }
 
-// segmentBegun notes a log written under seg; a segment newer than any before
-// means the ones before are over. The caller holds Store.commitMu.
-func (m *markSealer) segmentBegun(seg uint64) {
-	if m == nil || seg <= m.last {
+// logged notes a log written under seg; a segment newer than any before means
+// the ones before are over. The caller holds Store.commitMu.
+func (m *markSealer) logged(seg uint64) {
+	if m == nil {
+		return
+	}
+	for b := m.below.Load(); seg < b && !m.below.CompareAndSwap(b, seg); b = m.below.Load() {
+	}
+	if seg <= m.last {
 		return
 	}
 	m.last = seg
@@ -54,6 +63,14 @@ func (m *markSealer) segmentBegun(seg uint64) {
 	case m.kick <- struct{}{}:
 	default:
 	}
+}
+
+// sealedBelow is a segment no log is older than; 0 if not known.
+func (m *markSealer) sealedBelow() uint64 {
+	if m == nil {
+		return 0
+	}
+	return m.below.Load()
 }
 
 // close stops the sealer and waits for a seal in progress; a segment it leaves
@@ -74,7 +91,7 @@ func (m *markSealer) run() {
 			return
 		case <-m.kick:
 		}
-		if err := m.s.sealOver(m.stop); err != nil {
+		if err := m.s.sealOver(m.stop, &m.below); err != nil {
 			if m.errs == 0 {
 				m.s.log.Warn("sealing dedup marks failed; lookups read their logs until a later seal works", "dir", m.s.where, "err", err)
 			}
@@ -85,13 +102,16 @@ func (m *markSealer) run() {
 	}
 }
 
-// sealOver seals every segment before the current one that has logs, until stop.
-func (s *Store) sealOver(stop <-chan struct{}) (err error) {
+// sealOver seals every segment before the current one that has logs, until stop,
+// and then raises below to the current segment unless a log came under an older
+// one meanwhile (logged lowered it).
+func (s *Store) sealOver(stop <-chan struct{}, below *atomic.Uint64) (err error) {
 	defer s.recovered("sealing dedup marks", &err)
 	if s.disk.check() != nil {
 		return nil // sealing writes; the logs keep the marks meanwhile
 	}
-	for _, seg := range s.loggedSegments(segmentOf(s.now())) {
+	from, cur := below.Load(), segmentOf(s.now())
+	for _, seg := range s.loggedSegments(from, cur) {
 		select {
 		case <-stop:
 			return nil
@@ -105,16 +125,19 @@ func (s *Store) sealOver(stop <-chan struct{}) (err error) {
 			return err
 		}
 	}
+	if cur > from {
+		below.CompareAndSwap(from, cur)
+	}
 	return nil
 }
 
-// loggedSegments lists the segments before cur that have logs.
-func (s *Store) loggedSegments(cur uint64) []uint64 {
+// loggedSegments lists the segments in [from, cur) that have logs.
+func (s *Store) loggedSegments(from, cur uint64) []uint64 {
 	var segs []uint64
 	_ = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagMarkLog}})
 		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
+		for it.Seek(markLogKey(from, 0)); it.Valid(); it.Next() {
 			k := it.Item().Key()
 			if len(k) != 17 {
 				continue
@@ -142,10 +165,7 @@ func (s *Store) writeSeal(seg uint64) (logs [][]byte, err error) {
 	var fps []uint64
 	bits, sealed := uint8(0), false
 	err = s.db.View(func(txn *badger.Txn) error {
-		err := s.eachValue(txn, markLogKey(seg, 0), func(k, v []byte) (bool, error) {
-			if !bytes.HasPrefix(k, markLogKey(seg, 0)[:9]) {
-				return true, nil
-			}
+		err := s.eachValue(txn, markLogKey(seg, 0), 9, func(k, v []byte) (bool, error) {
 			logs = append(logs, bytes.Clone(k))
 			fps = appendFingerprints(fps, v)
 			return false, nil
@@ -169,14 +189,19 @@ func (s *Store) writeSeal(seg uint64) (logs [][]byte, err error) {
 		if err != nil || !sealed {
 			return err
 		}
-		chunk := markChunkKey(seg, 0)[:9]
-		return s.eachValue(txn, chunk, func(k, v []byte) (bool, error) {
-			if !bytes.HasPrefix(k, chunk) {
-				return true, nil
+		for p := 0; p < 1<<bits; p++ {
+			item, err := txn.Get(markChunkKey(bits, byte(p<<(8-bits)), seg))
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
 			}
-			fps = appendFingerprints(fps, v)
-			return false, nil
-		})
+			if err == nil {
+				err = item.Value(func(v []byte) error { fps = appendFingerprints(fps, v); return nil })
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil || len(logs) == 0 {
 		return logs, err
@@ -201,7 +226,7 @@ func (s *Store) writeSeal(seg uint64) (logs [][]byte, err error) {
 		for _, fp := range fps[:n] {
 			val = binary.BigEndian.AppendUint64(val, fp)
 		}
-		if err := wb.SetEntry(&badger.Entry{Key: markChunkKey(seg, prefix), Value: val, ExpiresAt: exp}); err != nil {
+		if err := wb.SetEntry(&badger.Entry{Key: markChunkKey(bits, prefix, seg), Value: val, ExpiresAt: exp}); err != nil {
 			return logs, err
 		}
 		fps = fps[n:]

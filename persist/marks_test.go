@@ -57,7 +57,7 @@ func hasMark(t *testing.T, s *Store, key string, id uint64) bool {
 func waitSealed(t *testing.T, s *Store) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(s.loggedSegments(segmentOf(s.now()))) > 0 {
+	for len(s.loggedSegments(0, segmentOf(s.now()))) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out waiting for the sealer")
 		}
@@ -69,7 +69,7 @@ func waitSealed(t *testing.T, s *Store) {
 func segmentKeys(t *testing.T, s *Store, tag byte) (keys, fps int) {
 	t.Helper()
 	err := s.db.View(func(txn *badger.Txn) error {
-		return s.eachValue(txn, []byte{tag}, func(_, v []byte) (bool, error) {
+		return s.eachValue(txn, []byte{tag}, 1, func(_, v []byte) (bool, error) {
 			keys++
 			fps += len(v) / 8
 			return false, nil
@@ -175,7 +175,7 @@ func TestACrashBetweenWritingASealAndDeletingItsLogsLosesNothingAndSealingAgainI
 			t.Errorf("mark %d not found between the seal and its delete", id)
 		}
 	}
-	if err := s.sealOver(nil); err != nil { // after the restart
+	if err := s.sealOver(nil, &s.sealer.below); err != nil { // after the restart
 		t.Fatal(err)
 	}
 	logs, _ := segmentKeys(t, s, tagMarkLog)
@@ -196,13 +196,13 @@ func TestMarksLoggedAfterTheClockSteppedBackAreMergedIntoTheirSealedSegment(t *t
 	s.sealer.close()
 	commitMarks(t, s, "k", ids(0, 200)...)
 	clock.add(markSegment)
-	if err := s.sealOver(nil); err != nil {
+	if err := s.sealOver(nil, &s.sealer.below); err != nil {
 		t.Fatal(err)
 	}
 	clock.add(-markSegment)
 	commitMarks(t, s, "k", ids(200, 300)...)
 	clock.add(markSegment)
-	if err := s.sealOver(nil); err != nil {
+	if err := s.sealOver(nil, &s.sealer.below); err != nil {
 		t.Fatal(err)
 	}
 	chunks, fps := segmentKeys(t, s, tagMarkChunk)
@@ -244,9 +244,9 @@ func TestMarksOfTheOldLayoutAreFoundUntilTheyExpire(t *testing.T) {
 
 func TestMarkKeysDescribeThemselves(t *testing.T) {
 	for k, want := range map[string]string{
-		string(markLogKey(3, 9)):     "l/3/9",
-		string(markSealKey(3)):       "h/3",
-		string(markChunkKey(3, 128)): "f/3/128",
+		string(markLogKey(3, 9)):        "l/3/9",
+		string(markSealKey(3)):          "h/3",
+		string(markChunkKey(1, 128, 3)): "f/1/128/3",
 	} {
 		if got := describeKey([]byte(k)); got != want {
 			t.Errorf("describeKey(%x) = %q, want %q", k, got, want)
