@@ -48,6 +48,7 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 				return 0, fmt.Errorf("committing state in %s: %w", s.where, err)
 			}
 			s.applyQueueChanges(t.queues)
+			s.marksCommitted(&t, s.commits+1)
 			s.committed()
 			return end - b.done, nil
 		}
@@ -111,7 +112,7 @@ type txnBuild struct {
 	txn     *badger.Txn
 	queues  map[string]*queueChange
 	entries []badger.Entry // the transaction's writes, one allocation for all of them
-	marks   []uint64       // fingerprints of its dedup marks (logMarks)
+	marks   markTxn        // its dedup marks (logMarks)
 }
 
 // entry is badger.NewEntry(key, val) taken from the transaction's slab. Badger keeps
@@ -173,7 +174,7 @@ func (s *Store) addOp(t *txnBuild, o op) error {
 	case opDelete:
 		err = t.txn.Delete(o.key)
 	case opMark:
-		t.marks = append(t.marks, o.seq)
+		t.marks.fps = append(t.marks.fps, o.seq)
 	case opEnqueue:
 		c := t.change(o.queue)
 		if last := max(c.maxSeq, s.committedSeq(o.queue)); o.seq <= last {

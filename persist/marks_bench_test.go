@@ -26,7 +26,7 @@ func BenchmarkHasMark(b *testing.B) {
 			}
 		}
 		clock.add(markSegment)
-		if err := s.sealOver(nil, &s.sealer.below); err != nil {
+		if err := s.sealOver(nil, &s.sealer.logs); err != nil {
 			b.Fatal(err)
 		}
 	}

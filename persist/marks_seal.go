@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -28,49 +28,45 @@ const chunkFingerprints = 64
 // waits on commits, not on a timer, so an idle store does not wake; Close stops it.
 type markSealer struct {
 	s    *Store
+	logs markLogs
 	last uint64 // the newest segment logged under; guarded by Store.commitMu
-	// below is a segment no log is older than (0 until the first seal after
-	// Open): lookups and the sealer seek past the deletes of the sealed logs.
-	below atomic.Uint64
-	kick  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	errs  int // seals failed in a row, to log the first only
+	kick chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+	errs int // seals failed in a row, to log the first only
 }
 
-// startSealer starts s's sealer and has it seal what an earlier run left unsealed.
-func (s *Store) startSealer() {
+// startSealer loads the mark logs an earlier run left and starts s's sealer,
+// which seals those of segments that are over.
+func (s *Store) startSealer() error {
 	m := &markSealer{s: s, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	if err := m.logs.load(s.db); err != nil {
+		return fmt.Errorf("reading the dedup marks' logs in state in %s: %w", s.where, err)
+	}
 	s.sealer = m
 	m.kick <- struct{}{}
 	go m.run()
+	return nil
 }
 
-// logged notes a log written under seg; a segment newer than any before means
-// the ones before are over. The caller holds Store.commitMu.
-func (m *markSealer) logged(seg uint64) {
-	if m == nil {
+// marksCommitted records the log of a transaction just committed as the commit
+// count commit, and tells the sealer when a new segment has begun: the segments
+// before it are over. The caller holds Store.commitMu.
+func (s *Store) marksCommitted(t *txnBuild, commit uint64) {
+	m := s.sealer
+	if m == nil || !t.marks.logged {
 		return
 	}
-	for b := m.below.Load(); seg < b && !m.below.CompareAndSwap(b, seg); b = m.below.Load() {
-	}
-	if seg <= m.last {
+	m.logs.add(t.marks.seg, commit, slices.Clone(t.marks.fps))
+	if t.marks.seg <= m.last {
 		return
 	}
-	m.last = seg
+	m.last = t.marks.seg
 	select {
 	case m.kick <- struct{}{}:
 	default:
 	}
-}
-
-// sealedBelow is a segment no log is older than; 0 if not known.
-func (m *markSealer) sealedBelow() uint64 {
-	if m == nil {
-		return 0
-	}
-	return m.below.Load()
 }
 
 // close stops the sealer and waits for a seal in progress; a segment it leaves
@@ -91,7 +87,7 @@ func (m *markSealer) run() {
 			return
 		case <-m.kick:
 		}
-		if err := m.s.sealOver(m.stop, &m.below); err != nil {
+		if err := m.s.sealOver(m.stop, &m.logs); err != nil {
 			if m.errs == 0 {
 				m.s.log.Warn("sealing dedup marks failed; lookups read their logs until a later seal works", "dir", m.s.where, "err", err)
 			}
@@ -102,16 +98,13 @@ func (m *markSealer) run() {
 	}
 }
 
-// sealOver seals every segment before the current one that has logs, until stop,
-// and then raises below to the current segment unless a log came under an older
-// one meanwhile (logged lowered it).
-func (s *Store) sealOver(stop <-chan struct{}, below *atomic.Uint64) (err error) {
+// sealOver seals every segment before the current one that has logs, until stop.
+func (s *Store) sealOver(stop <-chan struct{}, mem *markLogs) (err error) {
 	defer s.recovered("sealing dedup marks", &err)
 	if s.disk.check() != nil {
 		return nil // sealing writes; the logs keep the marks meanwhile
 	}
-	from, cur := below.Load(), segmentOf(s.now())
-	for _, seg := range s.loggedSegments(from, cur) {
+	for _, seg := range mem.before(segmentOf(s.now())) {
 		select {
 		case <-stop:
 			return nil
@@ -124,35 +117,9 @@ func (s *Store) sealOver(stop <-chan struct{}, below *atomic.Uint64) (err error)
 		if err != nil {
 			return err
 		}
-	}
-	if cur > from {
-		below.CompareAndSwap(from, cur)
+		mem.drop(seg, logs)
 	}
 	return nil
-}
-
-// loggedSegments lists the segments in [from, cur) that have logs.
-func (s *Store) loggedSegments(from, cur uint64) []uint64 {
-	var segs []uint64
-	_ = s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagMarkLog}})
-		defer it.Close()
-		for it.Seek(markLogKey(from, 0)); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			if len(k) != 17 {
-				continue
-			}
-			seg := binary.BigEndian.Uint64(k[1:])
-			if seg >= cur {
-				break
-			}
-			if len(segs) == 0 || segs[len(segs)-1] != seg {
-				segs = append(segs, seg)
-			}
-		}
-		return nil
-	})
-	return segs
 }
 
 // writeSeal writes segment seg's chunks: its logs' fingerprints merged with what

@@ -76,15 +76,15 @@ func chunkPrefix(fp uint64, bits uint8) byte {
 
 // logMarks writes the fingerprints a transaction collected (opMark) as one mark
 // log under the current segment, in the same transaction as the state they
-// belong to, and tells the sealer when a new segment has begun.
+// belong to; marksCommitted takes note of it once committed.
 func (s *Store) logMarks(t *txnBuild) error {
-	if len(t.marks) == 0 {
+	if len(t.marks.fps) == 0 {
 		return nil
 	}
 	seg := segmentOf(s.now())
-	slices.Sort(t.marks)
-	val := make([]byte, 0, 8*len(t.marks))
-	for _, fp := range t.marks {
+	slices.Sort(t.marks.fps)
+	val := make([]byte, 0, 8*len(t.marks.fps))
+	for _, fp := range t.marks.fps {
 		val = binary.BigEndian.AppendUint64(val, fp)
 	}
 	e := t.entry(markLogKey(seg, s.commits+1), val)
@@ -92,7 +92,7 @@ func (s *Store) logMarks(t *txnBuild) error {
 	if err := t.txn.SetEntry(e); err != nil {
 		return s.wrapOpErr(err, e.Key)
 	}
-	s.sealer.logged(seg)
+	t.marks.seg, t.marks.logged = seg, true
 	return nil
 }
 
@@ -111,22 +111,52 @@ func hasFingerprint(sorted []byte, fp uint64) bool {
 	return lo < n && binary.BigEndian.Uint64(sorted[8*lo:]) == fp
 }
 
-// findSegmented looks fp up in the mark logs not sealed yet and in the chunk
-// that would hold it of each sealed segment not expired, within txn.
-func (s *Store) findSegmented(txn *badger.Txn, fp uint64) (found bool, err error) {
+// markLookup looks a fingerprint up in the segments live at one time.
+type markLookup struct {
+	fp     uint64
+	now    time.Time
+	oldest uint64 // the oldest segment that may be live
+	ttl    time.Duration
+}
+
+func (s *Store) markLookup(fp uint64) markLookup {
 	now := s.now()
-	oldest := segmentOf(now.Add(-s.ttl - markSegment))
-	live := func(seg uint64) bool { return seg >= oldest && now.Before(segmentExpiry(seg, s.ttl)) }
-	from := max(oldest, s.sealer.sealedBelow())
-	err = s.eachValue(txn, markLogKey(from, 0), 1, func(k, v []byte) (bool, error) {
-		found = live(binary.BigEndian.Uint64(k[1:])) && hasFingerprint(v, fp)
-		return found, nil
-	})
-	for bits := uint8(0); bits <= 8 && err == nil && !found; bits++ {
-		err = s.eachValue(txn, markChunkKey(bits, chunkPrefix(fp, bits), oldest), 3, func(k, v []byte) (bool, error) {
-			found = len(k) == 11 && live(binary.BigEndian.Uint64(k[3:])) && hasFingerprint(v, fp)
+	return markLookup{fp: fp, now: now, oldest: segmentOf(now.Add(-s.ttl - markSegment)), ttl: s.ttl}
+}
+
+func (l markLookup) live(seg uint64) bool {
+	return seg >= l.oldest && l.now.Before(segmentExpiry(seg, l.ttl))
+}
+
+// inMemoryLogs looks the fingerprint up in the logs not sealed yet, as the
+// sealer holds them. A lookup reads them before it opens its read transaction:
+// a seal drops logs only once their chunks are written, so a transaction opened
+// after a miss here sees the chunks.
+func (s *Store) inMemoryLogs(l markLookup) bool {
+	return s.sealer != nil && s.sealer.logs.has(l.fp, l.live)
+}
+
+// findSegmented looks the fingerprint up in the chunk that would hold it of each
+// sealed segment still live, and in a read-only store (which has no sealer) in
+// the logs on disk, within txn.
+func (s *Store) findSegmented(txn *badger.Txn, l markLookup) (found bool, err error) {
+	if s.sealer == nil {
+		err = s.eachValue(txn, markLogKey(l.oldest, 0), 1, func(k, v []byte) (bool, error) {
+			found = len(k) == 17 && l.live(binary.BigEndian.Uint64(k[1:])) && hasFingerprint(v, l.fp)
 			return found, nil
 		})
+	}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagMarkChunk}})
+	defer it.Close()
+	for bits := uint8(0); bits <= 8 && err == nil && !found; bits++ {
+		seek := markChunkKey(bits, chunkPrefix(l.fp, bits), l.oldest)
+		for it.Seek(seek); it.ValidForPrefix(seek[:3]) && !found && err == nil; it.Next() {
+			k := it.Item().Key()
+			if len(k) != 11 || !l.live(binary.BigEndian.Uint64(k[3:])) {
+				continue
+			}
+			err = it.Item().Value(func(v []byte) error { found = hasFingerprint(v, l.fp); return nil })
+		}
 	}
 	return found, err
 }

@@ -57,7 +57,7 @@ func hasMark(t *testing.T, s *Store, key string, id uint64) bool {
 func waitSealed(t *testing.T, s *Store) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(s.loggedSegments(0, segmentOf(s.now()))) > 0 {
+	for len(s.sealer.logs.before(segmentOf(s.now()))) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out waiting for the sealer")
 		}
@@ -175,7 +175,7 @@ func TestACrashBetweenWritingASealAndDeletingItsLogsLosesNothingAndSealingAgainI
 			t.Errorf("mark %d not found between the seal and its delete", id)
 		}
 	}
-	if err := s.sealOver(nil, &s.sealer.below); err != nil { // after the restart
+	if err := s.sealOver(nil, &s.sealer.logs); err != nil { // after the restart
 		t.Fatal(err)
 	}
 	logs, _ := segmentKeys(t, s, tagMarkLog)
@@ -196,13 +196,13 @@ func TestMarksLoggedAfterTheClockSteppedBackAreMergedIntoTheirSealedSegment(t *t
 	s.sealer.close()
 	commitMarks(t, s, "k", ids(0, 200)...)
 	clock.add(markSegment)
-	if err := s.sealOver(nil, &s.sealer.below); err != nil {
+	if err := s.sealOver(nil, &s.sealer.logs); err != nil {
 		t.Fatal(err)
 	}
 	clock.add(-markSegment)
 	commitMarks(t, s, "k", ids(200, 300)...)
 	clock.add(markSegment)
-	if err := s.sealOver(nil, &s.sealer.below); err != nil {
+	if err := s.sealOver(nil, &s.sealer.logs); err != nil {
 		t.Fatal(err)
 	}
 	chunks, fps := segmentKeys(t, s, tagMarkChunk)
@@ -221,6 +221,10 @@ func TestARestartSealsTheSegmentsItFindsUnsealed(t *testing.T) {
 	o := Options{Durability: Process, clock: clock.now}
 	s := openStore(t, o)
 	commitMarks(t, s, "k", 7)
+	s = reopen(t, s, o)
+	if !hasMark(t, s, "k", 7) {
+		t.Error("a mark logged before a restart in the same segment is not found")
+	}
 	clock.add(markSegment)
 	s = reopen(t, s, o)
 	waitSealed(t, s)

@@ -52,10 +52,14 @@ func Open(o Options) (*Store, error) {
 	o = o.withDefaults()
 	if o.Durability == Memory {
 		s, err := openBadger(o, "memory", nil, diskReserve{})
-		if err == nil {
-			s.startSealer()
+		if err != nil {
+			return nil, err
 		}
-		return s, err
+		if err := s.startSealer(); err != nil {
+			s.db.Close()
+			return nil, err
+		}
+		return s, nil
 	}
 	if o.Dir == "" {
 		return nil, errors.New("opening state: no directory given")
@@ -93,7 +97,11 @@ func Open(o Options) (*Store, error) {
 		return nil, err
 	}
 	if !o.ReadOnly {
-		s.startSealer()
+		err = s.startSealer()
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
