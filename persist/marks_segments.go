@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/dgraph-io/badger/v4"
 )
 
@@ -44,10 +43,21 @@ func expiresAt(seg uint64, ttl time.Duration) uint64 {
 }
 
 // markFingerprint hashes a mark's identity, encoded as its old-layout key so that
-// no two identities share an encoding.
+// no two identities share an encoding: 64-bit FNV-1a, whose top bits (which pick
+// a chunk) depend little on the last bytes (the id), so they go through
+// MurmurHash3's finalizer.
 func markFingerprint(device, window, key string, id uint64) uint64 {
 	var buf [128]byte
-	return xxhash.Sum64(markKey(buf[:0], device, window, key, id))
+	h := uint64(14695981039346656037)
+	for _, c := range markKey(buf[:0], device, window, key, id) {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
 
 // markLogKey is l/<segment>/<commit>: the marks of the transaction that brought
