@@ -24,7 +24,7 @@ type op struct {
 	key   []byte
 	val   []byte
 	queue string // opEnqueue, opDequeue
-	seq   uint64 // opEnqueue
+	seq   uint64 // opEnqueue; opMark: the mark's fingerprint
 }
 
 // Batch collects the changes of many actors for one Commit. Each actor's changes
@@ -192,10 +192,9 @@ func (b *Batch) PutUptime(device string, ms int64) {
 }
 
 // PutMark records that message id was applied to (window, key); the mark expires
-// after the store's DedupTTL.
+// after the store's DedupTTL (marks_segments.go).
 func (b *Batch) PutMark(device, window, key string, id uint64) {
-	k := b.key(func(d []byte) []byte { return markKey(d, device, window, key, id) })
-	b.ops = append(b.ops, op{kind: opMark, key: k})
+	b.ops = append(b.ops, op{kind: opMark, seq: markFingerprint(device, window, key, id)})
 }
 
 // Enqueue appends payload to an outbox queue and returns its sequence number, taken

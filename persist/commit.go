@@ -48,6 +48,7 @@ func (s *Store) commitUnits(b *Batch) (int, error) {
 				return 0, fmt.Errorf("committing state in %s: %w", s.where, err)
 			}
 			s.applyQueueChanges(t.queues)
+			s.marksCommitted(&t, s.commits+1)
 			s.committed()
 			s.loggedLocked(&t)
 			return end - b.done, nil
@@ -112,6 +113,7 @@ type txnBuild struct {
 	txn     *badger.Txn
 	queues  map[string]*queueChange
 	entries []badger.Entry // the transaction's writes, one allocation for all of them
+	marks   markTxn        // its dedup marks (logMarks)
 	logged  []logRec       // changes to logged keys, written as state-log blocks
 	blocks  []int          // the encoded size of each block written
 	dead    []uint64       // blocks deleted: they hold nothing current
@@ -147,6 +149,9 @@ func (s *Store) build(b *Batch, from, to int) (t txnBuild, fit int, err error) {
 			}
 		}
 	}
+	if err := s.logMarks(&t); err != nil {
+		return t, to - from, err
+	}
 	if err := s.writeBlocks(&t); err != nil {
 		return t, to - from, err
 	}
@@ -180,7 +185,7 @@ func (s *Store) addOp(t *txnBuild, o op) error {
 	case opDelete:
 		err = t.txn.Delete(o.key)
 	case opMark:
-		err = t.txn.SetEntry(t.entry(o.key, nil).WithTTL(s.ttl))
+		t.marks.fps = append(t.marks.fps, o.seq)
 	case opEnqueue:
 		c := t.change(o.queue)
 		if last := max(c.maxSeq, s.committedSeq(o.queue)); o.seq <= last {

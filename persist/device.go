@@ -158,7 +158,7 @@ func (s *Store) Devices() (_ []string, err error) {
 }
 
 // DeleteDevice removes everything stored under a device (not its outbox queues,
-// which are named by the caller). No actor of the device may commit meanwhile.
+// which are named by the caller, nor its dedup marks in segments, which expire). No actor of the device may commit meanwhile.
 func (s *Store) DeleteDevice(device string) (err error) {
 	defer s.recovered(fmt.Sprintf("deleting device %q", device), &err)
 	if err := s.checkpointFirst(); err != nil {

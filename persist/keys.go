@@ -9,16 +9,23 @@ import (
 
 // Key tags: the first byte of every key says what it holds.
 const (
-	tagDef     byte = 'd' // d/<device>/<window>: window definition
-	tagWindow  byte = 'w' // w/<device>/<window>/<key>/<start>: window state
-	tagValve   byte = 'v' // v/<device>/<window>/<key>: valve
-	tagStream  byte = 's' // s/<device>/<stream>: generator state
-	tagUptime  byte = 'u' // u/<device>: how long the device has run (see PutUptime)
-	tagMark    byte = 'm' // m/<device>/<window>/<key>/<id>: dedup mark
-	tagOutbox  byte = 'o' // o/<queue>/<seq>: outbox entry
-	tagCounter byte = 'q' // q/<queue>: last sequence number allocated
-	tagCommit  byte = 'c' // c: commits made to the store (see MarkerName)
-	tagLog     byte = 'b' // b/<seq>: a block of the state log (statelog.go)
+	tagDef    byte = 'd' // d/<device>/<window>: window definition
+	tagWindow byte = 'w' // w/<device>/<window>/<key>/<start>: window state
+	tagValve  byte = 'v' // v/<device>/<window>/<key>: valve
+	tagStream byte = 's' // s/<device>/<stream>: generator state
+	tagUptime byte = 'u' // u/<device>: how long the device has run (see PutUptime)
+	// Window states, valves, stream states and uptimes are written as blocks of the
+	// state log (statelog.go) and under the keys above once aged.
+	tagStateLog byte = 'b' // b/<seq>: a block of the state log
+	tagMark     byte = 'm' // m/<device>/<window>/<key>/<id>: dedup mark of the old layout, read until it expires
+	// Dedup marks by segment of wall time (marks_segments.go); segment and commit
+	// are big-endian uint64s.
+	tagMarkLog   byte = 'l' // l/<segment>/<commit>: fingerprints of one transaction's marks
+	tagMarkSeal  byte = 'h' // h/<segment>: a sealed segment and how its chunks are picked
+	tagMarkChunk byte = 'f' // f/<bits>/<prefix>/<segment>: sorted fingerprints of a sealed segment
+	tagOutbox    byte = 'o' // o/<queue>/<seq>: outbox entry
+	tagCounter   byte = 'q' // q/<queue>: last sequence number allocated
+	tagCommit    byte = 'c' // c: commits made to the store (see MarkerName)
 )
 
 // commitKey holds the number of transactions committed to the store (a counter
@@ -97,7 +104,7 @@ func outboxKey(dst []byte, queue string, seq uint64) []byte {
 }
 
 func logKey(dst []byte, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(dst, tagLog), seq)
+	return binary.BigEndian.AppendUint64(append(dst, tagStateLog), seq)
 }
 
 func counterKey(dst []byte, queue string) []byte {
@@ -179,8 +186,15 @@ func describeKey(k []byte) string {
 	if string(k) == string(commitKey) {
 		return "c (commit count)"
 	}
-	if k[0] == tagLog && len(k) == 9 {
+	switch {
+	case k[0] == tagStateLog && len(k) == 9:
 		return fmt.Sprintf("b/%d (state log block)", binary.BigEndian.Uint64(k[1:]))
+	case k[0] == tagMarkLog && len(k) == 17:
+		return fmt.Sprintf("l/%d/%d", binary.BigEndian.Uint64(k[1:]), binary.BigEndian.Uint64(k[9:]))
+	case k[0] == tagMarkSeal && len(k) == 9:
+		return fmt.Sprintf("h/%d", binary.BigEndian.Uint64(k[1:]))
+	case k[0] == tagMarkChunk && len(k) == 11:
+		return fmt.Sprintf("f/%d/%d/%d", k[1], k[2], binary.BigEndian.Uint64(k[3:]))
 	}
 	r := keyReader{b: k[1:]}
 	segs := map[byte]int{tagDef: 2, tagStream: 2, tagValve: 3, tagWindow: 3, tagMark: 3, tagOutbox: 1, tagCounter: 1, tagUptime: 1}[k[0]]

@@ -33,11 +33,16 @@ type Options struct {
 	// memTableSize overrides the size from Memory so tests can make Badger's
 	// transaction limit small enough to force split commits.
 	memTableSize int64
+	// clock is the wall clock the dedup marks' segments follow; nil = time.Now.
+	clock func() time.Time
 }
 
 func (o Options) withDefaults() Options {
 	if o.DedupTTL <= 0 {
 		o.DedupTTL = DefaultDedupTTL
+	}
+	if o.clock == nil {
+		o.clock = time.Now
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

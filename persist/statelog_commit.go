@@ -139,7 +139,7 @@ func (s *Store) loadStateLog(readOnly bool) (err error) {
 	}()
 	l, now := s.states, s.states.now()
 	err = s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagLog}})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagStateLog}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			item := it.Item()

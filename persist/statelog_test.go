@@ -17,7 +17,7 @@ func logBlocks(t *testing.T, s *Store) int {
 	t.Helper()
 	n := 0
 	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagLog}})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagStateLog}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			n++

@@ -20,6 +20,7 @@ type Store struct {
 	db    *badger.DB
 	where string // the directory, or "memory", for error messages
 	ttl   time.Duration
+	now   func() time.Time // Options.clock
 	log   *slog.Logger
 	lock  *dirLock // nil in memory
 	disk  diskReserve
@@ -42,6 +43,8 @@ type Store struct {
 	queueMu sync.Mutex
 	mu      sync.RWMutex // guards queues
 	queues  map[string]*queueState
+
+	sealer *markSealer // nil when read-only
 }
 
 // Open opens (creating if needed) the state database described by o. A directory
@@ -51,7 +54,15 @@ type Store struct {
 func Open(o Options) (*Store, error) {
 	o = o.withDefaults()
 	if o.Durability == Memory {
-		return openBadger(o, "memory", nil, diskReserve{})
+		s, err := openBadger(o, "memory", nil, diskReserve{})
+		if err != nil {
+			return nil, err
+		}
+		if err := s.startSealer(); err != nil {
+			s.db.Close()
+			return nil, err
+		}
+		return s, nil
 	}
 	if o.Dir == "" {
 		return nil, errors.New("opening state: no directory given")
@@ -88,6 +99,13 @@ func Open(o Options) (*Store, error) {
 		lock.release()
 		return nil, err
 	}
+	if !o.ReadOnly {
+		err = s.startSealer()
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -106,7 +124,7 @@ func openBadger(o Options, where string, lock *dirLock, disk diskReserve) (s *St
 		}
 		return nil, fmt.Errorf("opening state in %s: %w", where, err)
 	}
-	s = &Store{db: db, where: where, ttl: o.DedupTTL, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{}}
+	s = &Store{db: db, where: where, ttl: o.DedupTTL, now: o.clock, log: o.Logger, lock: lock, disk: disk, queues: map[string]*queueState{}}
 	if err := s.loadQueues(); err != nil {
 		db.Close()
 		return nil, err
@@ -176,6 +194,7 @@ func (s *Store) readCommits() (_ uint64, err error) {
 // Open replays the memtable's log instead.
 func (s *Store) Close() error {
 	defer s.lock.release()
+	s.sealer.close()
 	if err := s.disk.check(); errors.Is(err, ErrDiskLow) {
 		s.log.Warn("leaving the state unflushed; the next start replays its log", "dir", s.where, "err", err)
 		if s.marker != nil {

@@ -7,8 +7,11 @@ import (
 )
 
 // DeleteWindowState removes everything stored for one window definition of a
-// device (its windows, valves, dedup marks and definition) and returns how many
-// keys went. The definition goes last, in a write of its own: a crash part way
+// device (its windows, valves, old-layout dedup marks and definition) and returns
+// how many keys went. Its marks in segments (marks_segments.go) are not found by
+// window and stay until they expire: meanwhile they skip only a redelivery of a
+// message applied to the deleted definition, which its successor, starting
+// empty, would otherwise count. The definition goes last, in a write of its own: a crash part way
 // leaves it in place, so a restart still sees a definition that does not match the
 // config and the caller deletes the rest again. No actor of the device may commit
 // meanwhile.

@@ -21,8 +21,8 @@ func TestDeleteWindowStateRemovesOnlyThatWindowsKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := s.DeleteWindowState("dev", "1m")
-	if err != nil || n != 4 {
-		t.Fatalf("DeleteWindowState = %d, %v; want the def, valve, window and mark", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("DeleteWindowState = %d, %v; want the def, valve and window", n, err)
 	}
 	ds, err := s.LoadDevice("dev")
 	if err != nil {
@@ -31,8 +31,11 @@ func TestDeleteWindowStateRemovesOnlyThatWindowsKeys(t *testing.T) {
 	if _, ok := ds.WindowDefs["1m"]; ok || len(ds.WindowDefs) != 2 || len(ds.Keys) != 2 || len(ds.Streams) != 1 {
 		t.Errorf("after deleting window 1m: defs %q, keys %+v, streams %v", ds.WindowDefs, ds.Keys, ds.Streams)
 	}
-	if ok, _ := s.HasMark("dev", "1m", "k", 1); ok {
-		t.Error("the deleted window's mark is still there")
+	// Marks are kept by segment of wall time, not by window: a deleted window's
+	// marks stay until they expire, and skip only a redelivery of a message that
+	// was applied to the window before it was deleted.
+	if ok, _ := s.HasMark("dev", "1m", "k", 1); !ok {
+		t.Error("the deleted window's mark went before its TTL")
 	}
 	if ok, _ := s.HasMark("dev", "1mx", "k", 1); !ok {
 		t.Error("another window's mark went too")
