@@ -419,7 +419,7 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 			n++
 		}
 	}
-	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, Done: done}
+	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, Done: done, At: p.now}
 	if scope == nil {
 		closed.Uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
 	}
