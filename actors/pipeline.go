@@ -419,7 +419,7 @@ func (p *pipeline) flushEpoch(ctx actor.Context, scope map[string]struct{}, done
 			n++
 		}
 	}
-	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, Done: done}
+	closed := &EpochClosed{Epoch: p.epoch, Expect: n, Full: scope == nil, Done: done, At: p.now}
 	if scope == nil {
 		closed.Uptime, _ = p.uptime.due(p.sourceTicked.Load(), p.advancing, done != nil)
 	}
@@ -456,11 +456,13 @@ func (p *pipeline) spawnSource(ctx actor.Context, topic string, def int, restore
 }
 
 // startSource spawns src, the source of topic with handle h, schedules it at rank
-// (0: the next) and introduces it to the window actors its stream fed.
+// (0: the next) and introduces it to the window actors its stream fed. h is
+// scheduled before the spawn: the source may take a message at once, and marks h
+// dirty through h.schedule.
 func (p *pipeline) startSource(ctx actor.Context, topic string, h *sourceHandle, src *source, rank uint64) *sourceHandle {
+	p.sched.add(h, rank)
 	h.pid = p.spawn(ctx, src, "src:"+topic)
 	p.sources.add(topic, h)
-	p.sched.add(h, rank)
 	for k := range p.fedBy.keys(topic) {
 		p.bind(ctx, topic, k)
 	}

@@ -1,6 +1,10 @@
 package actors
 
-import "github.com/asynkron/protoactor-go/actor"
+import (
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/edged/edged/actors/commit"
+)
 
 // A result is published only after the commit of the state that produced it, so a
 // result waiting for the next periodic flush waits up to a whole commit interval
@@ -33,9 +37,15 @@ import "github.com/asynkron/protoactor-go/actor"
 // answered.
 
 // overdueFlushes is how many commit intervals a periodic flush waits for the one
-// before it. Past it, flushes overlap again: an epoch that lost an answer (an actor
-// restarted mid-flush) is given up only once later epochs closed (committer).
-const overdueFlushes = 4
+// before it. Past it, flushes overlap again, but at most maxFlushesInFlight epochs
+// stay uncommitted: the committer does not give up on a slow answer (only on one
+// lost for commit.LostReplyAfter, when an actor restarted mid-flush), so the epochs
+// it holds meanwhile must not pile up. After LostReplyAfter the periodic flushes go
+// out again, so that the committer sees later epochs close and gives the lost one up.
+const (
+	overdueFlushes     = 4
+	maxFlushesInFlight = 4
+)
 
 // wantedCommit is what window actors holding results asked for since the last flush.
 type wantedCommit struct {
@@ -93,6 +103,10 @@ func (p *pipeline) periodicFlush(ctx actor.Context, now int64) {
 	}
 	if p.env.commitResults && now < p.nextFlush+overdueFlushes*p.env.commitEvery &&
 		(p.committed < p.lastFull || p.committed < p.lastScoped || len(p.wanted.streams) > 0) {
+		return
+	}
+	if p.env.commitResults && p.epoch-p.committed >= maxFlushesInFlight &&
+		now < p.nextFlush+commit.LostReplyAfter.Milliseconds() {
 		return
 	}
 	p.nextFlush = now + p.env.commitEvery

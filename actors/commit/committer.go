@@ -27,6 +27,7 @@ type committer struct {
 	merge     map[uint64]bool          // epochs with a Merge reply: commit only with a later full one
 	epochDone map[uint64]chan struct{} // closed once the epoch is committed (shutdown)
 	uptimes   map[uint64]int64         // closed epochs that save the device's uptime
+	closedAt  map[uint64]int64         // processing time (ms) each closed epoch closed at
 	uptime    int64                    // the uptime of the epochs in units, if not 0
 	dones     []chan struct{}          // of epochs in units
 	failed    bool
@@ -82,16 +83,26 @@ func firstStamp(units []*Unit) uint64 {
 	return s
 }
 
-// maxOpenEpochs is how many closed epochs may wait for replies before the oldest is
-// given up on.
-const maxOpenEpochs = 8
+// An epoch is given up on, and committed without the replies it still waits for,
+// only once more than maxOpenEpochs epochs are waiting and it has waited
+// LostReplyAfter: a reply that late was lost (its actor restarted mid-flush). A reply
+// that is merely slow must not be given up on: the epoch is a consistent cut, and
+// committing the rest of it without the slow actor's units saves its sources'
+// watermarks ahead of records whose acks that actor still holds, which a crash
+// then has the broker redeliver as late. The pipeline keeps the epochs in flight
+// below maxOpenEpochs meanwhile (pipeline_commit_soon.go), so held epochs do not
+// pile up.
+const (
+	maxOpenEpochs  = 8
+	LostReplyAfter = 30 * time.Second
+)
 
 // NewCommitter returns the committer of device's actors; its parent is the device's
 // pipeline, which it tells Committed and CommitPending.
 func NewCommitter(deps *Deps, device string) actor.Actor {
 	return &committer{
 		deps: deps, device: device, early: map[uint64][]*Unit{}, replies: map[uint64][]replyUnits{}, waiting: map[uint64]int{}, epochDone: map[uint64]chan struct{}{},
-		full: map[uint64]bool{}, merge: map[uint64]bool{}, uptimes: map[uint64]int64{},
+		full: map[uint64]bool{}, merge: map[uint64]bool{}, uptimes: map[uint64]int64{}, closedAt: map[uint64]int64{},
 	}
 }
 
@@ -116,10 +127,12 @@ func (c *committer) Receive(ctx actor.Context) {
 			c.uptimes[m.Epoch] = m.Uptime
 		}
 		// Replies to an epoch may still be on their way when the next one closes; an
-		// epoch that stays incomplete for many more lost a reply (an actor restarted
-		// mid-flush): stop waiting for it rather than stall the device. Whatever
-		// arrives for it later is committed with the next epoch.
-		for len(c.closed) > maxOpenEpochs && (c.waiting[c.closed[0]] > 0 || c.merge[c.closed[0]]) {
+		// epoch that stays incomplete for many more, and long, lost a reply (an actor
+		// restarted mid-flush): stop waiting for it rather than stall the device.
+		// Whatever arrives for it later is committed with the next epoch.
+		c.closedAt[m.Epoch] = m.At
+		for len(c.closed) > maxOpenEpochs && (c.waiting[c.closed[0]] > 0 || c.merge[c.closed[0]]) &&
+			m.At-c.closedAt[c.closed[0]] >= LostReplyAfter.Milliseconds() {
 			c.deps.Log.Warn("an epoch lost replies; committing without them", "device", c.device, "epoch", c.closed[0], "missing", c.waiting[c.closed[0]])
 			c.settle(1)
 		}
@@ -221,6 +234,7 @@ func (c *committer) settle(n int) {
 		delete(c.epochDone, e)
 		delete(c.full, e)
 		delete(c.merge, e)
+		delete(c.closedAt, e)
 		if u, ok := c.uptimes[e]; ok {
 			c.uptime = u
 			delete(c.uptimes, e)

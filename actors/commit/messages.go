@@ -35,6 +35,7 @@ type EpochClosed struct {
 	Full   bool          // every actor with changes was asked (Flush.Scope nil)
 	Done   chan struct{} // closed after the epoch is committed, for shutdown
 	Uptime int64         // the device's uptime to save with the epoch, if not 0
+	At     int64         // processing time (ms) it closed at: times lost replies
 }
 
 // Published reports that the sink delivered results from a device's result outbox.
