@@ -52,6 +52,7 @@ type pipeline struct {
 	refusedLog       burstLog
 	epoch            uint64
 	committed        uint64 // the newest epoch the committer tried to commit
+	committedAt      int64  // processing time committed last moved on
 	lastFull         uint64 // the newest epoch that asked every actor with changes
 	lastScoped       uint64 // the newest epoch that asked only the sources of some streams
 	wanted           wantedCommit
@@ -183,7 +184,9 @@ func (p *pipeline) receive(ctx actor.Context) {
 	case *commitWanted:
 		p.onCommitWanted(ctx, m)
 	case *committed:
-		p.committed = max(p.committed, m.Epoch)
+		if m.Epoch > p.committed {
+			p.committed, p.committedAt = m.Epoch, p.now
+		}
 		p.commitWanted(ctx)
 		p.periodicFlush(ctx, p.now)
 	case *commitPending:

@@ -40,8 +40,9 @@ import (
 // before it. Past it, flushes overlap again, but at most maxFlushesInFlight epochs
 // stay uncommitted: the committer does not give up on a slow answer (only on one
 // lost for commit.LostReplyAfter, when an actor restarted mid-flush), so the epochs
-// it holds meanwhile must not pile up. After LostReplyAfter the periodic flushes go
-// out again, so that the committer sees later epochs close and gives the lost one up.
+// it holds meanwhile must not pile up. Once no commit came for LostReplyAfter the
+// periodic flushes go out again, so that the committer sees later epochs close and
+// gives the lost one up.
 const (
 	overdueFlushes     = 4
 	maxFlushesInFlight = 4
@@ -106,7 +107,7 @@ func (p *pipeline) periodicFlush(ctx actor.Context, now int64) {
 		return
 	}
 	if p.env.commitResults && p.epoch-p.committed >= maxFlushesInFlight &&
-		now < p.nextFlush+commit.LostReplyAfter.Milliseconds() {
+		now-p.committedAt < commit.LostReplyAfter.Milliseconds() {
 		return
 	}
 	p.nextFlush = now + p.env.commitEvery
