@@ -114,7 +114,7 @@ func (s *Store) LoadDevice(device string) (_ *DeviceState, err error) {
 // Devices lists every device with state, sorted.
 func (s *Store) Devices() (_ []string, err error) {
 	defer s.recovered("listing devices", &err)
-	if err := s.checkpointFirst(); err != nil {
+	if err := s.Checkpoint(); err != nil {
 		return nil, fmt.Errorf("listing devices: %w", err)
 	}
 	seen := map[string]bool{}
@@ -161,7 +161,7 @@ func (s *Store) Devices() (_ []string, err error) {
 // which are named by the caller, nor its dedup marks in segments, which expire). No actor of the device may commit meanwhile.
 func (s *Store) DeleteDevice(device string) (err error) {
 	defer s.recovered(fmt.Sprintf("deleting device %q", device), &err)
-	if err := s.checkpointFirst(); err != nil {
+	if err := s.Checkpoint(); err != nil {
 		return fmt.Errorf("deleting device %q: %w", device, err)
 	}
 	wb := s.db.NewWriteBatch()

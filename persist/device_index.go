@@ -52,7 +52,7 @@ type KeyName struct{ Window, Key string }
 // LoadDevice. The index holds a snapshot of the store until Close: Badger keeps the
 // versions it sees.
 func (s *Store) LoadIndex(device string) (_ *DeviceIndex, err error) {
-	if err := s.checkpointFirst(); err != nil {
+	if err := s.Checkpoint(); err != nil {
 		return nil, fmt.Errorf("indexing device %q: %w", device, err)
 	}
 	if s.states != nil { // see Store.view

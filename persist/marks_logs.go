@@ -10,9 +10,8 @@ import (
 
 // markTxn is what a transaction being built carries for its dedup marks.
 type markTxn struct {
-	fps    []uint64 // fingerprints of its marks (opMark)
-	seg    uint64   // the segment logMarks wrote them under
-	logged bool     // logMarks wrote a log
+	fps []uint64 // fingerprints of its marks (opMark); logMarks logs them if any
+	seg uint64   // the segment logMarks wrote them under
 }
 
 // markLogs holds in memory the fingerprints of the mark logs on disk that are not

@@ -55,7 +55,7 @@ func (s *Store) startSealer() error {
 // before it are over. The caller holds Store.commitMu.
 func (s *Store) marksCommitted(t *txnBuild, commit uint64) {
 	m := s.sealer
-	if m == nil || !t.marks.logged {
+	if m == nil || len(t.marks.fps) == 0 {
 		return
 	}
 	m.logs.add(t.marks.seg, commit, slices.Clone(t.marks.fps))

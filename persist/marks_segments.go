@@ -102,7 +102,7 @@ func (s *Store) logMarks(t *txnBuild) error {
 	if err := t.txn.SetEntry(e); err != nil {
 		return s.wrapOpErr(err, e.Key)
 	}
-	t.marks.seg, t.marks.logged = seg, true
+	t.marks.seg = seg
 	return nil
 }
 

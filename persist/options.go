@@ -33,7 +33,8 @@ type Options struct {
 	// memTableSize overrides the size from Memory so tests can make Badger's
 	// transaction limit small enough to force split commits.
 	memTableSize int64
-	// clock is the wall clock the dedup marks' segments follow; nil = time.Now.
+	// clock is the wall clock the dedup marks' segments and the state log's aging
+	// follow; nil = time.Now.
 	clock func() time.Time
 }
 

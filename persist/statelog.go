@@ -63,7 +63,6 @@ type stateLog struct {
 	limit    int64      // bytes that trigger aging
 	readOnly bool       // the store is read-only: nothing is deleted or aged
 	encoder  blockEncoder
-	now      func() time.Time // the clock of aging
 }
 
 // logBlock is what the log knows of one block.
@@ -87,7 +86,7 @@ type logEntry struct {
 }
 
 func newStateLog(memTable int64) *stateLog {
-	return &stateLog{groups: map[string]*logGroup{}, first: 1, limit: memTable / checkpointShare, now: time.Now}
+	return &stateLog{groups: map[string]*logGroup{}, first: 1, limit: memTable / checkpointShare}
 }
 
 // next is the number of the next block.

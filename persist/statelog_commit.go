@@ -54,7 +54,7 @@ func (s *Store) loggedLocked(t *txnBuild) {
 	if s.states == nil {
 		return
 	}
-	now := s.states.now()
+	now := s.now()
 	s.states.deleted(t.dead, 0)
 	s.states.added(t.blocks, t.logged, now)
 	if err := s.ageLocked(s.states.ageCut(now)); err != nil {
@@ -63,8 +63,9 @@ func (s *Store) loggedLocked(t *txnBuild) {
 }
 
 // Checkpoint writes every value of the state log under its own key and deletes the
-// blocks. Commits wait meanwhile. Close checkpoints, and so do the reads and
-// deletions that need every value under its key.
+// blocks; it does nothing in memory or read-only. Commits wait meanwhile. Close
+// checkpoints, and so do the reads and deletions that need every value under its
+// key: a device's deletion, or an index whose snapshot outlives the next aging.
 func (s *Store) Checkpoint() (err error) {
 	defer s.recovered("writing a checkpoint", &err)
 	s.commitMu.Lock()
@@ -137,7 +138,7 @@ func (s *Store) loadStateLog(readOnly bool) (err error) {
 			zr.Close()
 		}
 	}()
-	l, now := s.states, s.states.now()
+	l, now := s.states, s.now()
 	err = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{tagStateLog}})
 		defer it.Close()

@@ -75,16 +75,6 @@ func (s *Store) loggedGet(txn *badger.Txn, key []byte) (val []byte, ok bool, err
 	return val, err == nil, err
 }
 
-// checkpointFirst checkpoints a writable store before a read or delete that must
-// see every state under its own key: a device's deletion, or an index whose
-// snapshot outlives the next checkpoint.
-func (s *Store) checkpointFirst() error {
-	if s.states == nil || s.states.readOnly {
-		return nil
-	}
-	return s.Checkpoint()
-}
-
 // overWindows applies a window actor's logged windows to those read from Badger
 // (sorted by start) and returns them sorted by start.
 func overWindows(ws []WindowState, logged []logEntry) []WindowState {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,13 +249,13 @@ func TestABlockWhoseValuesAreAllWrittenAgainIsDeletedByTheNextCommit(t *testing.
 }
 
 func TestValuesThatStayAreWrittenUnderTheirKeysOnceTheirBlockIsOld(t *testing.T) {
-	s := openStore(t, Options{})
-	now := time.Unix(1000, 0)
-	s.states.now = func() time.Time { return now }
+	var now atomic.Int64 // the clock, read by the marks' sealer too
+	now.Store(time.Unix(1000, 0).UnixNano())
+	s := openStore(t, Options{clock: func() time.Time { return time.Unix(0, now.Load()) }})
 	commitKeys(t, s, 1, "quiet", "busy")
-	now = now.Add(checkpointAge / 2)
+	now.Add(int64(checkpointAge / 2))
 	commitKeys(t, s, 2, "busy", "other")
-	now = now.Add(checkpointAge / 2)
+	now.Add(int64(checkpointAge / 2))
 	commitKeys(t, s, 3, "busy")
 	// The first block (quiet) is checkpointAge old: it is aged, and so is the second,
 	// half of that old; their current values go under their own keys.

@@ -17,7 +17,7 @@ import (
 // meanwhile.
 func (s *Store) DeleteWindowState(device, window string) (n int, err error) {
 	defer s.recovered(fmt.Sprintf("deleting window %q of device %q", window, device), &err)
-	if err := s.checkpointFirst(); err != nil {
+	if err := s.Checkpoint(); err != nil {
 		return 0, fmt.Errorf("deleting window %q of device %q: %w", window, device, err)
 	}
 	var prefixes [][]byte
