@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -84,44 +83,56 @@ func decodeBlock(zr *zstd.Decoder, block []byte) ([]logRec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: state log block: %v", ErrCorrupt, err)
 	}
-	r := bytes.NewReader(raw)
+	b := raw // what is left to read
+	uvarint := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
+	}
+	take := func(n uint64, ok bool) ([]byte, bool) {
+		if !ok || n > uint64(len(b)) {
+			return nil, false
+		}
+		p := b[:n:n]
+		b = b[n:]
+		return p, true
+	}
 	bad := func(what string) ([]logRec, error) {
 		return nil, fmt.Errorf("%w: state log block: %s", ErrCorrupt, what)
 	}
-	n, err := binary.ReadUvarint(r)
-	if err != nil || n > uint64(len(raw)) {
+	n, ok := uvarint()
+	if !ok || n > uint64(len(raw)) {
 		return bad("record count")
 	}
 	recs := make([]logRec, 0, n)
 	var prev []byte
 	for range n {
-		flags, err := r.ReadByte()
-		if err != nil || flags&^blockDel != 0 {
+		flags, ok := take(1, true)
+		if !ok || flags[0]&^blockDel != 0 {
 			return bad("record flags")
 		}
-		shared, err1 := binary.ReadUvarint(r)
-		rest, err2 := binary.ReadUvarint(r)
-		if err1 != nil || err2 != nil || shared > uint64(len(prev)) || rest > uint64(r.Len()) {
+		shared, sharedOK := uvarint()
+		rest, ok := take(uvarint())
+		if !sharedOK || !ok || shared > uint64(len(prev)) {
 			return bad("record key")
 		}
-		key := append(slices.Clone(prev[:shared]), raw[len(raw)-r.Len():][:rest]...)
-		r.Seek(int64(rest), 1)
+		key := append(slices.Clone(prev[:shared]), rest...)
 		if len(key) == 0 || !loggedTag(key[0]) {
 			return bad(fmt.Sprintf("record of key %s", describeKey(key)))
 		}
-		rec := logRec{key: key, del: flags&blockDel != 0}
+		rec := logRec{key: key, del: flags[0]&blockDel != 0}
 		if !rec.del {
-			vlen, err := binary.ReadUvarint(r)
-			if err != nil || vlen > uint64(r.Len()) {
+			if rec.val, ok = take(uvarint()); !ok {
 				return bad("record value")
 			}
-			rec.val = raw[len(raw)-r.Len():][:vlen:vlen]
-			r.Seek(int64(vlen), 1)
 		}
 		recs = append(recs, rec)
 		prev = key
 	}
-	if r.Len() != 0 {
+	if len(b) != 0 {
 		return bad("bytes after the last record")
 	}
 	return recs, nil
