@@ -128,7 +128,7 @@ func (c *Client) openTCP(uri *url.URL, o paho.ClientOptions) (net.Conn, error) {
 func newBufferedConn(conn net.Conn, watchEvery time.Duration) *bufferedConn {
 	bc := &bufferedConn{Conn: conn}
 	bc.w = newCoalescer(conn, func(err error) { bc.fail(fmt.Errorf("writing to the broker: %w", err)) })
-	pr := newPacedReader(conn)
+	pr := newPacedReader(socketReader(conn))
 	if closed := peerClosedCheck(conn); closed != nil {
 		bc.watch = newHoldWatch(watchEvery, closed, bc.fail)
 		pr.watch = bc.watch

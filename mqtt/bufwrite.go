@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ const closeFlush = time.Second
 // coalescer is the write half of a bufferedConn.
 type coalescer struct {
 	conn net.Conn
+	out  io.Writer // conn's socket (socketWriter)
 
 	mu      sync.Mutex
 	cond    sync.Cond // signalled whenever any of the fields below changes
@@ -36,7 +38,7 @@ type coalescer struct {
 // newCoalescer writes to conn; onFail learns of a write that failed, after which
 // the coalescer writes nothing more.
 func newCoalescer(conn net.Conn, onFail func(error)) *coalescer {
-	c := &coalescer{conn: conn}
+	c := &coalescer{conn: conn, out: socketWriter(conn)}
 	c.cond.L = &c.mu
 	go func() {
 		if err := c.flush(); err != nil {
@@ -87,7 +89,7 @@ func (c *coalescer) flush() error {
 		// Under the lock, so that a Close after it shortens it.
 		_ = c.conn.SetWriteDeadline(time.Now().Add(limit))
 		c.mu.Unlock()
-		_, err := c.conn.Write(out)
+		_, err := c.out.Write(out)
 		c.mu.Lock()
 		c.spare, c.writing = out, false
 		c.cond.Broadcast()
