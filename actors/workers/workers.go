@@ -99,6 +99,7 @@ func (d *Pool) work(fn func()) {
 			continue
 		}
 		d.running--
+		d.unwatch()
 		if next == nil {
 			next = make(chan func(), 1)
 		}
@@ -142,6 +143,15 @@ func (d *Pool) watch() {
 		return
 	}
 	d.watchdog.Reset(d.stall)
+}
+
+// unwatch disarms the watchdog once the queue is empty: a timer left to fire
+// would wake a process at rest for nothing, once per burst of messages. mu is held.
+func (d *Pool) unwatch() {
+	if d.watching && d.queue.len() == 0 {
+		d.watchdog.Stop()
+		d.watching = false
+	}
 }
 
 // check starts another worker for the oldest queued mailbox when none was taken for a

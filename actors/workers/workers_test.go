@@ -192,3 +192,29 @@ func TestWorkersBlockingWakesAnother(t *testing.T) {
 	close(release)
 	waitIdle(t, d, 2)
 }
+
+// A mailbox that waited in the queue arms the stall watchdog; once the queue is
+// empty again the watchdog is disarmed, so a process at rest has no timer left to
+// wake it.
+func TestTheWatchdogIsDisarmedOnceTheQueueEmpties(t *testing.T) {
+	d := New()
+	d.stall = time.Hour // it would fire only if left armed
+	d.parallel = 1      // a mailbox scheduled by a running one waits in the queue
+	ran := make(chan struct{})
+	d.Schedule(func() {
+		d.Schedule(func() { close(ran) })
+		d.mu.Lock()
+		armed := d.watching
+		d.mu.Unlock()
+		if !armed {
+			t.Error("a queued mailbox left the watchdog disarmed")
+		}
+	})
+	<-ran
+	waitIdle(t, d, 1)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.watching {
+		t.Error("the watchdog is still armed with the queue empty and every worker idle")
+	}
+}
