@@ -3,6 +3,7 @@ package actors
 import (
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -29,9 +30,10 @@ type env struct {
 	// are shed and QoS 1 acknowledgements withheld, so the broker stops sending.
 	intakeBlocked func() bool
 
-	commitEvery   int64 // ms of processing time between group commits
-	commitResults bool  // a result asks for a commit at once, not at the next interval
-	maxKeys       int   // keys per window definition (limits.max_keys_per_window); 0: no limit
+	commitEvery   int64         // ms of processing time between group commits
+	commitResults bool          // a result asks for a commit at once, not at the next interval
+	resultGather  time.Duration // how long that ask waits for the results following it (resultGather)
+	maxKeys       int           // keys per window definition (limits.max_keys_per_window); 0: no limit
 	// streamRetention is how long a stream whose source is not running is
 	// remembered (limits.stream_retention, ms); 0: for ever.
 	streamRetention int64

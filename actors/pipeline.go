@@ -56,6 +56,8 @@ type pipeline struct {
 	lastFull         uint64 // the newest epoch that asked every actor with changes
 	lastScoped       uint64 // the newest epoch that asked only the sources of some streams
 	wanted           wantedCommit
+	gathering        bool        // asks for a commit wait for resultGather to pass
+	gatherTimer      *time.Timer // sends gathered; nil until the first gather
 
 	inflightGauge  prometheus.Gauge // set at every tick
 	nextFlush      int64
@@ -158,6 +160,10 @@ func (p *pipeline) receive(ctx actor.Context) {
 		p.onStarted(ctx)
 	case *actor.Stopping, *actor.Restarting:
 		p.pending.drop()
+		if p.gatherTimer != nil {
+			p.gatherTimer.Stop()
+			p.gathering = false
+		}
 	case *sourceWanted:
 		// The router asks only for topics that match a stream.
 		ctx.Respond(p.source(ctx, m.topic, p.plan.match(m.topic)))
@@ -183,6 +189,8 @@ func (p *pipeline) receive(ctx actor.Context) {
 		p.flush(ctx, m.Done)
 	case *commitWanted:
 		p.onCommitWanted(ctx, m)
+	case gathered:
+		p.onGathered(ctx)
 	case *committed:
 		if m.Epoch > p.committed {
 			p.committed, p.committedAt = m.Epoch, p.now

@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"time"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/edged/edged/actors/commit"
@@ -35,6 +37,19 @@ import (
 // for): a scoped epoch commits only after the epochs before it, so a full one in
 // flight would hold every result of a burst of firings until all its actors have
 // answered.
+
+// A result asks for its commit as its window fires, and the readings that close the
+// windows of many keys come together: at a few hundred a second a burst of them
+// asked for a commit each, and each commit (a turn of the sources and window actors
+// it scopes, a transaction, the results' publishes) cost more than the readings
+// themselves. So the first result's ask waits resultGather for the results that
+// follow it, and one commit takes them all.
+
+// resultGather is how long a result's commit waits for the results that follow it.
+const resultGather = 2 * time.Millisecond
+
+// gathered tells the pipeline that resultGather passed since the first ask.
+type gathered struct{}
 
 // overdueFlushes is how many commit intervals a periodic flush waits for the one
 // before it. Past it, flushes overlap again, but at most maxFlushesInFlight epochs
@@ -72,6 +87,26 @@ func (p *pipeline) onCommitWanted(ctx actor.Context, m *commitWanted) {
 			p.wanted.streams[s] = struct{}{}
 		}
 	}
+	p.gather(ctx)
+}
+
+// gather commits what was asked for once env.resultGather has passed since the first
+// ask, unless a gather is already under way.
+func (p *pipeline) gather(ctx actor.Context) {
+	if p.gathering {
+		return
+	}
+	p.gathering = true
+	if p.gatherTimer == nil {
+		self, root := ctx.Self(), ctx.ActorSystem().Root
+		p.gatherTimer = time.AfterFunc(p.env.resultGather, func() { root.Send(self, gathered{}) })
+		return
+	}
+	p.gatherTimer.Reset(p.env.resultGather)
+}
+
+func (p *pipeline) onGathered(ctx actor.Context) {
+	p.gathering = false
 	p.commitWanted(ctx)
 }
 
@@ -79,6 +114,9 @@ func (p *pipeline) onCommitWanted(ctx actor.Context, m *commitWanted) {
 // flight (it starts the periodic interval again: that would find little to commit),
 // a scoped one once the previous scoped one is committed.
 func (p *pipeline) commitWanted(ctx actor.Context) {
+	if p.gathering {
+		return // the gather's end commits it
+	}
 	switch {
 	case p.wanted.full:
 		if p.committed >= p.epoch {

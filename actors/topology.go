@@ -57,6 +57,7 @@ func buildTopology(cfg *configs.Daemon, store *persist.Store, m *Metrics, log *s
 		// Live only: in replay nobody waits for a result, and the extra commits
 		// would slow it down.
 		commitResults:   live && cfg.CommitOnResult,
+		resultGather:    resultGather,
 		maxKeys:         cfg.Limits.MaxKeysPerWindow,
 		streamRetention: cfg.Limits.StreamRetention.Milliseconds(),
 		restoreInChunks: live,
