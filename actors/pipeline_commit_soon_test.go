@@ -17,10 +17,8 @@ func (p published) Publish(_ string, _ byte, payload []byte, done func(error)) {
 	done(nil)
 }
 
-// A result is committed and published as soon as its window fires, not at the next
-// commit interval: here the interval is an hour and no tick ever comes.
-func TestAResultCommitsWithoutWaitingForTheCommitInterval(t *testing.T) {
-	topo, _, pub := resultTopology(t, `device: d
+// countPerSecond counts each key's readings in 1 s windows, keyed by the topic.
+const countPerSecond = `device: d
 streams:
   - name: s
     topic: s/+
@@ -30,7 +28,12 @@ streams:
     watermark: {strategy: bounded, max_out_of_orderness: 0s}
 windows:
   - {name: w, stream: s, type: tumbling, size: 1s, aggregates: [count]}
-`)
+`
+
+// A result is committed and published as soon as its window fires, not at the next
+// commit interval: here the interval is an hour and no tick ever comes.
+func TestAResultCommitsWithoutWaitingForTheCommitInterval(t *testing.T) {
+	topo, _, pub := resultTopology(t, countPerSecond)
 
 	const t0 int64 = 1733140000000
 	acked := make(chan struct{}, 2)
@@ -58,17 +61,7 @@ windows:
 // The results of windows that fire close together wait resultGather for each other
 // and share one commit, rather than a commit each.
 func TestResultsFiringTogetherShareOneCommit(t *testing.T) {
-	topo, _, pub := resultTopology(t, `device: d
-streams:
-  - name: s
-    topic: s/+
-    qos: 1
-    timestamp: {field: ts, unit: ms}
-    key: {topic_segment: 1}
-    watermark: {strategy: bounded, max_out_of_orderness: 0s}
-windows:
-  - {name: w, stream: s, type: tumbling, size: 1s, aggregates: [count]}
-`)
+	topo, _, pub := resultTopology(t, countPerSecond)
 	topo.env.resultGather = time.Second // every firing below comes within it, however slow the machine
 	commits := testutil.ToFloat64(topo.env.metrics.Commits)
 

@@ -17,12 +17,8 @@ var errBrokerClosed = errors.New("the broker closed the connection while intake 
 // it: poll(2) for POLLRDHUP (the peer's FIN), POLLHUP or POLLERR (a reset). An MQTT
 // broker never half-closes a connection it still serves. nil if conn has no socket.
 func peerClosedCheck(conn net.Conn) func() (bool, error) {
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
-		return nil
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
+	rc := rawSocket(conn)
+	if rc == nil {
 		return nil
 	}
 	return func() (bool, error) {

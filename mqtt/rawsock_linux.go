@@ -33,106 +33,118 @@ func rawSocket(conn net.Conn) syscall.RawConn {
 // socketReader reads conn's socket with raw read(2) calls, or is conn itself where
 // conn has no socket.
 func socketReader(conn net.Conn) io.Reader {
-	rc := rawSocket(conn)
-	if rc == nil {
-		return conn
+	if c := newRawCall(conn, false); c != nil {
+		return &rawReader{c}
 	}
-	r := &rawReader{conn: conn, rc: rc}
-	r.attempt = r.read
-	return r
+	return conn
 }
 
 // socketWriter writes conn's socket with raw write(2) calls, or is conn itself
 // where conn has no socket.
 func socketWriter(conn net.Conn) io.Writer {
-	rc := rawSocket(conn)
-	if rc == nil {
-		return conn
+	if c := newRawCall(conn, true); c != nil {
+		return &rawWriter{c}
 	}
-	w := &rawWriter{conn: conn, rc: rc}
-	w.attempt = w.write
-	return w
+	return conn
 }
 
-// rawReader reads a socket with raw read(2) calls; one goroutine reads at a time.
-type rawReader struct {
+// newRawCall returns a direction of conn's socket, nil where conn has none.
+func newRawCall(conn net.Conn, write bool) *rawCall {
+	rc := rawSocket(conn)
+	if rc == nil {
+		return nil
+	}
+	c := &rawCall{conn: conn, rc: rc, write: write}
+	c.attempt = c.read
+	if write {
+		c.attempt = c.writeOut
+	}
+	return c
+}
+
+// rawCall is one direction of a socket: one goroutine reads, or writes, at a time.
+type rawCall struct {
 	conn    net.Conn
 	rc      syscall.RawConn
-	attempt func(fd uintptr) bool // r.read, made once so that Read does not allocate it
+	write   bool
+	attempt func(fd uintptr) bool // the read or write, made once so that a call does not allocate it
 	buf     []byte
 	n       int
 	errno   syscall.Errno
 }
+
+// do runs attempt on b until it is done, waiting in the poller between attempts,
+// and returns the bytes moved and the error, wrapped as net.Conn wraps them.
+func (c *rawCall) do(b []byte) (int, error) {
+	c.buf, c.n, c.errno = b, 0, 0
+	var err error
+	op := "read"
+	if c.write {
+		op = "write"
+		err = c.rc.Write(c.attempt)
+	} else {
+		err = c.rc.Read(c.attempt)
+	}
+	c.buf = nil
+	switch {
+	case err != nil: // a deadline, or the connection closed
+		return c.n, opError(op, c.conn, err)
+	case c.errno != 0:
+		return c.n, opError(op, c.conn, c.errno)
+	}
+	return c.n, nil
+}
+
+// rawReader reads a socket with raw read(2) calls.
+type rawReader struct{ *rawCall }
 
 func (r *rawReader) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	r.buf, r.n, r.errno = b, 0, 0
-	err := r.rc.Read(r.attempt)
-	r.buf = nil
-	switch {
-	case err != nil: // a deadline, or the connection closed
-		return 0, opError("read", r.conn, err)
-	case r.errno != 0:
-		return 0, opError("read", r.conn, r.errno)
-	case r.n == 0:
+	n, err := r.do(b)
+	if n == 0 && err == nil {
 		return 0, io.EOF
 	}
-	return r.n, nil
+	return n, err
 }
 
 // read reads once; false asks the poller to wait until the socket is readable.
-func (r *rawReader) read(fd uintptr) bool {
+func (c *rawCall) read(fd uintptr) bool {
 	for {
-		n, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&r.buf[0])), uintptr(len(r.buf)))
+		n, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&c.buf[0])), uintptr(len(c.buf)))
 		switch errno {
+		case 0:
+			c.n = int(n)
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
 			return false
+		default:
+			c.errno = errno
 		}
-		r.n, r.errno = int(n), errno
 		return true
 	}
 }
 
-// rawWriter writes a socket with raw write(2) calls; one goroutine writes at a time.
-type rawWriter struct {
-	conn    net.Conn
-	rc      syscall.RawConn
-	attempt func(fd uintptr) bool // w.write, made once so that Write does not allocate it
-	buf     []byte
-	n       int
-	errno   syscall.Errno
-}
+// rawWriter writes a socket with raw write(2) calls.
+type rawWriter struct{ *rawCall }
 
-func (w *rawWriter) Write(b []byte) (int, error) {
-	w.buf, w.n, w.errno = b, 0, 0
-	err := w.rc.Write(w.attempt)
-	w.buf = nil
-	switch {
-	case err != nil: // a deadline, or the connection closed
-		return w.n, opError("write", w.conn, err)
-	case w.errno != 0:
-		return w.n, opError("write", w.conn, w.errno)
-	}
-	return w.n, nil
-}
+func (w *rawWriter) Write(b []byte) (int, error) { return w.do(b) }
 
-// write writes what is left of buf; false asks the poller to wait until the socket
-// is writable.
-func (w *rawWriter) write(fd uintptr) bool {
-	for w.n < len(w.buf) {
-		n, _, errno := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&w.buf[w.n])), uintptr(len(w.buf)-w.n))
+// writeOut writes what is left of buf; false asks the poller to wait until the
+// socket is writable.
+func (c *rawCall) writeOut(fd uintptr) bool {
+	for c.n < len(c.buf) {
+		n, _, errno := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.buf[c.n])), uintptr(len(c.buf)-c.n))
 		switch errno {
 		case 0:
-			w.n += int(n)
+			c.n += int(n)
 		case unix.EINTR:
 		case unix.EAGAIN:
 			return false
 		default:
-			w.errno = errno
+			c.errno = errno
 			return true
 		}
 	}

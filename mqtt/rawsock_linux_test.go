@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -74,5 +75,17 @@ func TestRawSocketsFailAsNetConnFails(t *testing.T) {
 	server.Close()
 	if _, err := w.Write(buf); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("write to a closed connection: %v, want net.ErrClosed", err)
+	}
+}
+
+// A read that the kernel fails (a reset) returns no bytes and the error, wrapped.
+func TestARawReadOfAResetConnectionFailsWithNoBytes(t *testing.T) {
+	client, server := tcpPair(t)
+	r := socketReader(client)
+	resetByPeer(t, server)
+	n, err := r.Read(make([]byte, 16))
+	var op *net.OpError
+	if n != 0 || !errors.As(err, &op) || op.Op != "read" || !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("read of a reset connection: %d bytes, %v; want 0 and a read OpError wrapping ECONNRESET", n, err)
 	}
 }
