@@ -54,20 +54,22 @@ func newRawCall(conn net.Conn, write bool) *rawCall {
 	if rc == nil {
 		return nil
 	}
-	c := &rawCall{conn: conn, rc: rc, write: write}
+	c := &rawCall{conn: conn, op: "read", wait: rc.Read}
 	c.attempt = c.read
 	if write {
-		c.attempt = c.writeOut
+		c.op, c.wait, c.attempt = "write", rc.Write, c.writeOut
 	}
 	return c
 }
 
 // rawCall is one direction of a socket: one goroutine reads, or writes, at a time.
 type rawCall struct {
-	conn    net.Conn
-	rc      syscall.RawConn
-	write   bool
-	attempt func(fd uintptr) bool // the read or write, made once so that a call does not allocate it
+	conn net.Conn
+	op   string // "read" or "write", for errors
+	// wait is the RawConn's Read or Write, attempt c.read or c.writeOut: both made
+	// once, so that a call does not allocate them.
+	wait    func(func(fd uintptr) bool) error
+	attempt func(fd uintptr) bool
 	buf     []byte
 	n       int
 	errno   syscall.Errno
@@ -77,20 +79,13 @@ type rawCall struct {
 // and returns the bytes moved and the error, wrapped as net.Conn wraps them.
 func (c *rawCall) do(b []byte) (int, error) {
 	c.buf, c.n, c.errno = b, 0, 0
-	var err error
-	op := "read"
-	if c.write {
-		op = "write"
-		err = c.rc.Write(c.attempt)
-	} else {
-		err = c.rc.Read(c.attempt)
-	}
+	err := c.wait(c.attempt)
 	c.buf = nil
 	switch {
 	case err != nil: // a deadline, or the connection closed
-		return c.n, opError(op, c.conn, err)
+		return c.n, c.opError(err)
 	case c.errno != 0:
-		return c.n, opError(op, c.conn, c.errno)
+		return c.n, c.opError(c.errno)
 	}
 	return c.n, nil
 }
@@ -153,9 +148,9 @@ func (c *rawCall) writeOut(fd uintptr) bool {
 
 // opError wraps err as net.Conn's Read and Write do. The RawConn's own errors come
 // wrapped already, as a "raw-read" or "raw-write": the wrapping is replaced.
-func opError(op string, conn net.Conn, err error) error {
+func (c *rawCall) opError(err error) error {
 	if raw, ok := err.(*net.OpError); ok {
 		err = raw.Err
 	}
-	return &net.OpError{Op: op, Net: conn.LocalAddr().Network(), Source: conn.LocalAddr(), Addr: conn.RemoteAddr(), Err: err}
+	return &net.OpError{Op: c.op, Net: c.conn.LocalAddr().Network(), Source: c.conn.LocalAddr(), Addr: c.conn.RemoteAddr(), Err: err}
 }
