@@ -145,10 +145,10 @@ func (d *Pool) watch() {
 	d.watchdog.Reset(d.stall)
 }
 
-// unwatch disarms the watchdog once the queue is empty: a timer left to fire
-// would wake a process at rest for nothing, once per burst of messages. mu is held.
+// unwatch disarms the watchdog; the queue is empty: a timer left to fire would
+// wake a process at rest for nothing, once per burst of messages. mu is held.
 func (d *Pool) unwatch() {
-	if d.watching && d.queue.len() == 0 {
+	if d.watching {
 		d.watchdog.Stop()
 		d.watching = false
 	}
