@@ -162,7 +162,6 @@ func (p *pipeline) receive(ctx actor.Context) {
 		p.pending.drop()
 		if p.gatherTimer != nil {
 			p.gatherTimer.Stop()
-			p.gathering = false
 		}
 	case *sourceWanted:
 		// The router asks only for topics that match a stream.
