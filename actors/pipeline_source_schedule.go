@@ -43,15 +43,21 @@ type sourceSchedule struct {
 
 	// wake is the earliest processing time (ms) the pipeline needs a tick, as it
 	// published after its last message; ticks asks the ticker for one (topology_tick_plan.go).
-	wake  atomic.Int64
-	ticks *tickPlan
+	// A source that changes or wakes after that needs the tick that acts on it: the
+	// next flush (flushAt) or the next tick of the sources (tickAt), also published
+	// by the pipeline. Both only move forward, so a source that reads one about to
+	// be replaced asks for a tick early, never late.
+	wake    atomic.Int64
+	flushAt atomic.Int64
+	tickAt  atomic.Int64
+	ticks   *tickPlan
 }
 
 // newSourceSchedule returns the schedule of one device's sources; ticks is nil in
 // replay, which ticks on its own clock.
 func newSourceSchedule(ticks *tickPlan) *sourceSchedule {
 	s := &sourceSchedule{ticks: ticks}
-	s.wake.Store(math.MinInt64)
+	s.published(math.MinInt64, math.MinInt64, math.MinInt64)
 	return s
 }
 
@@ -63,16 +69,28 @@ func (s *sourceSchedule) reset() {
 	s.awake, s.asleep, s.flushable, s.nextRank = nil, nil, nil, 0
 	s.advancing.Store(0)
 	s.ticks = ticks
-	s.wake.Store(math.MinInt64)
+	s.published(math.MinInt64, math.MinInt64, math.MinInt64)
 }
 
-// wakeAt is when the device needs its next tick: at once if a source changed or
-// woke since the pipeline last looked, else when the pipeline said.
+// published notes what the pipeline needs after its last message: a tick at wake,
+// and one at flushAt or tickAt for a source that changes or wakes meanwhile.
+func (s *sourceSchedule) published(wake, flushAt, tickAt int64) {
+	s.flushAt.Store(flushAt)
+	s.tickAt.Store(tickAt)
+	s.wake.Store(wake)
+}
+
+// wakeAt is when the device needs its next tick: when the pipeline said, or sooner
+// when a source changed or woke since the pipeline last looked.
 func (s *sourceSchedule) wakeAt() int64 {
-	if s.dirty.head.Load() != nil || s.woken.head.Load() != nil {
-		return math.MinInt64
+	t := s.wake.Load()
+	if s.dirty.head.Load() != nil {
+		t = min(t, s.flushAt.Load())
 	}
-	return s.wake.Load()
+	if s.woken.head.Load() != nil {
+		t = min(t, s.tickAt.Load())
+	}
+	return t
 }
 
 // add schedules a new or activated source, awake. rank 0 gives it the next rank.
@@ -197,7 +215,7 @@ func (s *sourceSchedule) flushOne(h *sourceHandle) bool {
 func (h *sourceHandle) markDirty() {
 	if h.dirty.Load() == clean && h.dirty.CompareAndSwap(clean, dirtyPushed) {
 		h.schedule.dirty.push(h, &h.nextDirty)
-		h.schedule.ticks.need(math.MinInt64)
+		h.schedule.ticks.need(h.schedule.flushAt.Load())
 	}
 }
 
@@ -246,7 +264,7 @@ const statusLimit = 1 << 61
 func (h *sourceHandle) woke() {
 	if !h.queued.Swap(true) {
 		h.schedule.woken.push(h, &h.nextWoken)
-		h.schedule.ticks.need(math.MinInt64)
+		h.schedule.ticks.need(h.schedule.tickAt.Load())
 	}
 }
 

@@ -8,7 +8,7 @@ func (p *pipeline) publishWake() {
 		return // replay ticks on its own clock
 	}
 	t := p.nextWake()
-	p.sched.wake.Store(t)
+	p.sched.published(t, p.nextFlush, p.nextSourceTick)
 	p.env.ticks.need(t)
 }
 

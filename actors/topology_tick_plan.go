@@ -16,7 +16,8 @@ import (
 //     of changes, a passivation or retention timer, an early firing, the uptime to
 //     save;
 //   - a source that gets changes or wakes up marks its schedule's stacks, which the
-//     ticker reads too;
+//     ticker reads too, and asks for the tick that acts on it: the pipeline's next
+//     flush or next tick of its sources, not the next tickEvery;
 //   - the sink ticks while it retries, the uplink while it holds records;
 //   - the ticker sleeps until the earliest of these, at most maxSleep, and one that
 //     asks for an earlier tick while it sleeps wakes it (tickPlan.need).
