@@ -282,3 +282,37 @@ func TestAnEmptyWriteAheadLogLeftByACrashIsRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestTheMarkerWrittenThroughItsMappingIsWhatTheFileHolds writes records through the
+// marker's mapping and reads the file as the next start would, while it is still
+// open: each time it finds the newest record, in the slot the writes alternate to.
+func TestTheMarkerWrittenThroughItsMappingIsWhatTheFileHolds(t *testing.T) {
+	dir := t.TempDir()
+	mf, err := openMarker(dir, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := uint64(1); seq <= 5; seq++ {
+		if err := mf.write(marker{Seq: seq, Boot: "boot"}, seq == 5); err != nil {
+			t.Fatal(err)
+		}
+		m, gen, ok, err := readMarker(dir)
+		if err != nil || !ok || m.Seq != seq || gen != seq || m.Boot != "boot" {
+			t.Fatalf("after writing seq %d: read %+v gen %d ok %v err %v", seq, m, gen, ok, err)
+		}
+	}
+	if err := mf.close(); err != nil {
+		t.Fatal(err)
+	}
+	mf, err = openMarker(dir, 5, false) // the file exists at its full size now
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.close()
+	if err := mf.write(marker{Seq: 6, Clean: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	if m, gen, _, err := readMarker(dir); err != nil || m.Seq != 6 || !m.Clean || gen != 6 {
+		t.Fatalf("after reopening: read %+v gen %d err %v", m, gen, err)
+	}
+}

@@ -18,8 +18,14 @@ var ErrDiskLow = errors.New("the disk is nearly full")
 // Store writes nothing, so Badger's own background work (flushing a memtable,
 // compacting) still finds room for the tables it writes.
 type diskReserve struct {
-	dir string
-	min uint64 // bytes; 0: no check
+	dir   string
+	min   uint64 // bytes; 0: no check
+	quick *byte  // dir for a raw statfs, on a local filesystem (quickcalls_linux.go); nil: an ordinary one
+}
+
+// newDiskReserve returns the reserve of min bytes for dir, a directory that exists.
+func newDiskReserve(dir string, min uint64) diskReserve {
+	return diskReserve{dir: dir, min: min, quick: quickPath(dir)}
 }
 
 // check returns an error wrapping ErrDiskLow when less than min bytes are free
@@ -29,7 +35,7 @@ func (r diskReserve) check() error {
 	if r.min == 0 {
 		return nil
 	}
-	free, known, err := freeBytes(r.dir)
+	free, known, err := r.free()
 	switch {
 	case err != nil:
 		return fmt.Errorf("checking the free space for the state in %s: %w", r.dir, err)
@@ -37,6 +43,14 @@ func (r diskReserve) check() error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s free, below the reserve of %s (limits.min_free_disk)", ErrDiskLow, mib(free), mib(r.min))
+}
+
+func (r diskReserve) free() (free uint64, known bool, err error) {
+	if r.quick != nil {
+		free, err = quickFreeBytes(r.quick)
+		return free, err == nil, err
+	}
+	return freeBytes(r.dir)
 }
 
 // existingAncestor returns dir or its nearest parent that exists: Open checks the

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // MarkerName is edged's own record beside Badger's files of how far the store got:
@@ -38,9 +40,17 @@ const (
 	markerBootMax  = 64
 )
 
-// markerFile is the open marker file of a writable store.
+// markerFileSize is the file's size: both slots.
+const markerFileSize = markerSlotGap + markerSlotSize
+
+// markerFile is the open marker file of a writable store. It is written through a
+// shared mapping, as Badger writes its write-ahead log: a commit then makes no
+// system call for it, which would wake Go's monitor thread (quickcalls_linux.go).
+// The page cache holds the same bytes a write(2) would have put there, so a killed
+// process leaves the same file, and fsync writes the mapped pages out.
 type markerFile struct {
 	f    *os.File
+	m    []byte // the file, mapped
 	gen  uint64 // generation of the last record written
 	sync bool   // fsync every write (Power durability)
 }
@@ -88,17 +98,39 @@ func openMarker(dir string, gen uint64, sync bool) (*markerFile, error) {
 			return nil, err
 		}
 	}
-	return &markerFile{f: f, gen: gen, sync: sync}, nil
+	m, err := mapMarker(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("mapping %s: %w", path, err)
+	}
+	return &markerFile{f: f, m: m, gen: gen, sync: sync}, nil
+}
+
+// mapMarker maps f, first growing it to hold both slots. A shorter file holds no
+// record yet (the first write goes to the second slot), so the zeros it gains are
+// no record either.
+func mapMarker(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < markerFileSize {
+		if err := f.Truncate(markerFileSize); err != nil {
+			return nil, err
+		}
+	}
+	return unix.Mmap(int(f.Fd()), 0, markerFileSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 }
 
 // write records m in the slot not holding the newest record. force fsyncs even
 // without Power durability (at open and close, where it is rare and matters).
 func (mf *markerFile) write(m marker, force bool) error {
 	mf.gen++
-	off := int64(mf.gen%2) * markerSlotGap
-	if _, err := mf.f.WriteAt(encodeMarker(m, mf.gen), off); err != nil {
-		return fmt.Errorf("writing %s: %w", mf.f.Name(), err)
+	if mf.m == nil {
+		return fmt.Errorf("writing %s: %w", mf.f.Name(), os.ErrClosed)
 	}
+	off := int(mf.gen%2) * markerSlotGap
+	copy(mf.m[off:off+markerSlotSize], encodeMarker(m, mf.gen))
 	if mf.sync || force {
 		if err := mf.f.Sync(); err != nil {
 			return fmt.Errorf("syncing %s: %w", mf.f.Name(), err)
@@ -107,7 +139,18 @@ func (mf *markerFile) write(m marker, force bool) error {
 	return nil
 }
 
-func (mf *markerFile) close() error { return mf.f.Close() }
+// close unmaps and closes the file; a write after it fails as a closed file's would.
+func (mf *markerFile) close() error {
+	if mf.m == nil {
+		return mf.f.Close() // closed already: the file says so
+	}
+	err := unix.Munmap(mf.m)
+	mf.m = nil
+	if cerr := mf.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Slot layout: magic, generation, seq, clean flag, boot id length, boot id, and a
 // CRC-32C of everything before it in the last four bytes.

@@ -67,7 +67,6 @@ func Open(o Options) (*Store, error) {
 	if o.Dir == "" {
 		return nil, errors.New("opening state: no directory given")
 	}
-	disk := diskReserve{dir: o.Dir, min: o.MinFreeDisk}
 	if !o.ReadOnly {
 		// Opening writes (a new memtable's log, the manifest): not on a full disk.
 		// The directory may not exist yet: its nearest existing ancestor tells.
@@ -80,6 +79,7 @@ func Open(o Options) (*Store, error) {
 	} else if _, err := os.Stat(o.Dir); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("cannot read the state in %s: %w", o.Dir, ErrNoState)
 	}
+	disk := newDiskReserve(o.Dir, o.MinFreeDisk)
 	lock, err := lockDir(o.Dir, o.ReadOnly)
 	if err != nil {
 		return nil, err
