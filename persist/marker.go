@@ -125,10 +125,10 @@ func mapMarker(f *os.File) ([]byte, error) {
 // write records m in the slot not holding the newest record. force fsyncs even
 // without Power durability (at open and close, where it is rare and matters).
 func (mf *markerFile) write(m marker, force bool) error {
-	mf.gen++
 	if mf.m == nil {
 		return fmt.Errorf("writing %s: %w", mf.f.Name(), os.ErrClosed)
 	}
+	mf.gen++
 	off := int(mf.gen%2) * markerSlotGap
 	copy(mf.m[off:off+markerSlotSize], encodeMarker(m, mf.gen))
 	if mf.sync || force {
