@@ -12,5 +12,8 @@ func freeBytes(path string) (free uint64, known bool, err error) {
 	if err := unix.Statfs(path, &st); err != nil {
 		return 0, false, err
 	}
-	return uint64(st.Bavail) * uint64(st.Bsize), true, nil
+	return available(&st), true, nil
 }
+
+// available is the bytes an unprivileged writer may still use, from statfs.
+func available(st *unix.Statfs_t) uint64 { return uint64(st.Bavail) * uint64(st.Bsize) }

@@ -16,9 +16,8 @@ import (
 // a mapped file for the same reason: marker.go.)
 
 // localMagic are the filesystems (statfs f_type) whose statfs never waits for a
-// network or another process.
-// The f_type is a signed word, 32 bits wide on 32-bit platforms: compared as 32
-// bits, as the kernel defines the magics.
+// network or another process. The f_type is a signed word, 32 bits wide on 32-bit
+// platforms, so it is compared as the 32 bits the kernel defines the magics in.
 var localMagic = map[uint32]bool{
 	unix.EXT4_SUPER_MAGIC:  true, // ext2 and ext3 too
 	unix.XFS_SUPER_MAGIC:   true,
@@ -52,7 +51,7 @@ func quickFreeBytes(path *byte) (uint64, error) {
 	for {
 		switch e := rawStatfs(path, &st); e {
 		case 0:
-			return uint64(st.Bavail) * uint64(st.Bsize), nil
+			return available(&st), nil
 		case syscall.EINTR:
 		default:
 			return 0, e
