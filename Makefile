@@ -1,7 +1,7 @@
 # The two commands a new user needs: `make run` (the demo) and `make test`.
 GO ?= go
 
-.PHONY: run test test-long bench soak lint build fuzz dist pgo third-party
+.PHONY: run test test-long bench ekuiper soak lint build fuzz dist pgo third-party
 
 ## run: the self-contained demo (embedded broker, simulated sensors, live results)
 run: build
@@ -29,6 +29,11 @@ test-long:
 ## bench: edged's benchmark table (replay, live MQTT, persistence) plus go benchmarks
 bench:
 	$(GO) run ./testing/bench
+
+## ekuiper: build LF Edge eKuiper 2.4.0 (the peer) into .cache/ekuiper; then
+## `go run ./testing/bench -only low -ekuiper .cache/ekuiper` runs it beside edged
+ekuiper:
+	sh testing/bench/ekuiper-build.sh .cache/ekuiper
 
 ## soak: a simulated week of a site replayed day by day (one edged replay, one restart,
 ## a day) into one data dir, checked against the oracle; SOAKFLAGS sizes it (-h lists them)

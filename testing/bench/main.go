@@ -52,6 +52,7 @@ type options struct {
 	heapProfile string // prefix of the live daemons' and -only rss replay's heap profiles near their peak; none if empty
 	edged       string // the edged binary the live trials and the restart run; built on first use if empty
 	edgedDir    string // where that build goes
+	ekuiper     string // eKuiper's kuiperd and etc/, run after each low-rate trial; none if empty
 	child       string
 	childArgs   childArgs
 }
@@ -72,6 +73,7 @@ func main() {
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write each live trial's daemon CPU profile to this prefix + -qos<N>-<rate>.pprof")
 	flag.StringVar(&o.heapProfile, "heapprofile", "", "write each live trial's daemon heap profile near its peak to this prefix + -qos<N>-<rate>.pprof (and -only rss's replay to prefix + -replay.pprof)")
 	flag.StringVar(&o.edged, "edged", "", "the edged binary the live trials and the restart run (default: cmd/edged built with the release flags)")
+	flag.StringVar(&o.ekuiper, "ekuiper", "", "a directory with eKuiper's kuiperd and etc/ (make ekuiper builds them into .cache/ekuiper): the low-rate rows also run it on the same feed and hold edged to its CPU per message in the same run")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()
