@@ -116,7 +116,7 @@ func runEKuiper(dir string, sp trialSpec, o *options) (*peerTrial, error) {
 	case t.results == 0:
 		return nil, fmt.Errorf("eKuiper trial: no rows within the trial, %d windows due: %s", t.due, k.log)
 	}
-	return t, k.stop()
+	return t, nil
 }
 
 // kuiperd is a running eKuiper with its REST API.
@@ -289,18 +289,10 @@ func (k *kuiperd) post(path string, body any) error {
 }
 
 // stop ends kuiperd: SIGTERM, then SIGKILL after 5 s.
-func (k *kuiperd) stop() error {
+func (k *kuiperd) stop() {
 	select {
 	case <-k.exited:
-		return nil
 	default:
+		terminate(k.cmd.Process, k.exited, 5*time.Second)
 	}
-	_ = k.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-k.exited:
-	case <-time.After(5 * time.Second):
-		_ = k.cmd.Process.Kill()
-		<-k.exited
-	}
-	return nil
 }

@@ -31,17 +31,24 @@ func TestGatewayRowsSayWhichTargetsHold(t *testing.T) {
 		"per reading at 1,000 msg/s, QoS 1":   "| no |",
 		"peak RSS":                            "| yes |",
 	}
-	for l := range strings.Lines(b.String()) {
-		for name, holds := range want {
+	checkRows(t, b.String(), want)
+}
+
+// checkRows checks that table has a row naming each key of want, and that the row
+// says its value.
+func checkRows(t *testing.T, table string, want map[string]string) {
+	t.Helper()
+	for l := range strings.Lines(table) {
+		for name, says := range want {
 			if strings.Contains(l, name) {
-				if !strings.Contains(l, holds) {
-					t.Errorf("row %q does not say %q", l, holds)
+				if !strings.Contains(l, says) {
+					t.Errorf("row %q does not say %q", l, says)
 				}
 				delete(want, name)
 			}
 		}
 	}
 	for name := range want {
-		t.Errorf("no row %q in\n%s", name, b.String())
+		t.Errorf("no row %q in\n%s", name, table)
 	}
 }

@@ -82,12 +82,15 @@ func startMosquitto(dir string) (*mosquitto, error) {
 	}
 }
 
-func (m *mosquitto) stop() {
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+func (m *mosquitto) stop() { terminate(m.cmd.Process, m.done, 10*time.Second) }
+
+// terminate sends p SIGTERM and kills it if it has not exited (done) within grace.
+func terminate(p *os.Process, done <-chan struct{}, grace time.Duration) {
+	_ = p.Signal(syscall.SIGTERM)
 	select {
-	case <-m.done:
-	case <-time.After(10 * time.Second):
-		_ = m.cmd.Process.Kill()
-		<-m.done
+	case <-done:
+	case <-time.After(grace):
+		_ = p.Kill()
+		<-done
 	}
 }
