@@ -114,7 +114,8 @@ func runEKuiper(dir string, sp trialSpec, o *options) (*peerTrial, error) {
 	case s.failed > 0:
 		return nil, fmt.Errorf("eKuiper trial: %d publishes failed", s.failed)
 	case t.results == 0:
-		return nil, fmt.Errorf("eKuiper trial: no rows within the trial, %d windows due: %s", t.due, k.log)
+		k.stop() // its output is read once it has exited
+		return nil, fmt.Errorf("eKuiper trial: no rows within the trial, %d windows due; kuiperd said: %s", t.due, k.log)
 	}
 	return t, nil
 }
@@ -124,7 +125,7 @@ type kuiperd struct {
 	cmd    *exec.Cmd
 	api    string
 	exited chan struct{}
-	log    *bytes.Buffer
+	log    *bytes.Buffer // its stdout and stderr: read only once exited is closed
 }
 
 // startKuiperd starts dist/kuiperd with a base dir of its own under base: a copy of

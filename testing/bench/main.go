@@ -5,7 +5,8 @@
 // 100,000 open windows, and runs live trials through a private Mosquitto at
 // QoS 0 and QoS 1: CPU per message at a fixed rate, the highest rate edged
 // sustains, and result latency. Its gateway rows (gateway.go) take edged at
-// rest, at 250 msg/s and writing to disk at 1,000 msg/s, each against its target.
+// rest, at 250 msg/s and writing to disk at 1,000 msg/s, each against its target;
+// with -ekuiper, LF Edge eKuiper runs each 250 msg/s feed too (ekuiper.go).
 //
 // A live trial is honest about what it counts: event time runs speedup times
 // faster than the wall clock so windows close while publishing, a message
