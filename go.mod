@@ -71,3 +71,5 @@ replace github.com/dgraph-io/badger/v4 => ./third_party/badger/src
 replace github.com/eclipse/paho.mqtt.golang => ./third_party/paho.mqtt.golang/src
 
 replace github.com/dgraph-io/ristretto/v2 => ./third_party/ristretto/src
+
+replace github.com/nats-io/nats-server/v2 => ./third_party/nats-server/src

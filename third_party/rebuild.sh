@@ -21,6 +21,7 @@ copies=(
   "paho.mqtt.golang github.com/eclipse/paho.mqtt.golang go.mod NOTICE.md epl-v20 edl-v10 . packets"
   "protoactor-go github.com/asynkron/protoactor-go go.mod LICENSE actor ctxext eventstream extensions internal/queue/goring internal/queue/mpsc metrics"
   "ristretto github.com/dgraph-io/ristretto/v2 go.mod . z z/simd"
+  "nats-server github.com/nats-io/nats-server/v2 go.mod LICENSE conf internal/ldap logger server server/archive server/ats server/avl server/certidp server/certstore server/elastic server/gsl server/pse server/stree server/sysmem server/thw server/tpm"
 )
 
 tmp=$(mktemp -d)
