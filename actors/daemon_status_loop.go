@@ -17,18 +17,24 @@ func (d *Daemon) newStatusSampler() *status.Sampler {
 }
 
 // statusLoop samples the registry until the daemon stops; the first sample is
-// taken at once so /status answers right after start.
+// taken at once so /status answers right after start. At rest it samples every
+// status.RestEvery, and a stream that comes back wakes it (status/rest.go).
 func (d *Daemon) statusLoop(s *status.Sampler) {
 	defer d.ticks.Done()
 	s.Sample(time.Now())
-	t := time.NewTicker(status.Every)
+	t := time.NewTimer(s.Next())
 	defer t.Stop()
 	for {
 		select {
 		case <-d.stopTicks:
 			return
-		case now := <-t.C:
-			s.Sample(now)
+		case <-d.metrics.Streams.Woken():
+			if !s.Resting() {
+				continue // sampling every status.Every already
+			}
+		case <-t.C:
 		}
+		s.Sample(time.Now())
+		t.Reset(s.Next())
 	}
 }

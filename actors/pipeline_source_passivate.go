@@ -168,7 +168,7 @@ func (p *pipeline) rememberSaved(topic string, def int, st watermark.GeneratorSt
 	}
 	p.remember(topic, passivated{def: def, fromIndex: true, advancing: advancing, lastArrival: st.LastArrival})
 	t := p.env.metrics.Streams.Topic(p.plan.device.ID, p.plan.streams[def].cfg.Name, topic)
-	t.Idle.Set(1)
+	t.SetIdle(true)
 	if st.Seen {
 		t.Watermark.Set(float64(st.Watermark) / 1000)
 		t.MaxEvent.Set(float64(st.Max) / 1000)

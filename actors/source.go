@@ -290,10 +290,3 @@ func (s *source) onTick(ctx actor.Context, now int64) {
 func messageID(topic string, payload []byte) uint64 {
 	return xxhash.Sum64(payload) ^ bits.RotateLeft64(xxhash.Sum64String(topic), 17)
 }
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -163,7 +163,7 @@ func (s *source) emit(ctx actor.Context, now int64, periodic bool) {
 	if st.Watermark != watermark.Min {
 		s.stats.Watermark.Set(float64(st.Watermark) / 1000)
 	}
-	s.stats.Idle.Set(b2f(st.Idle))
+	s.stats.SetIdle(st.Idle)
 	if s.env.traceWatermark != nil {
 		s.env.traceWatermark(s.device, &WatermarkEmitted{Stream: s.stream(), Status: st, At: now})
 	}

@@ -39,6 +39,7 @@ func (s *Sampler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, &topicStatus{Now: now, Streams: s.topicRows(topic, now)})
 		return
 	}
+	s.Refresh(time.Now())
 	st := s.Snapshot()
 	if st == nil {
 		http.Error(w, "no status sample yet", http.StatusServiceUnavailable)

@@ -87,8 +87,23 @@ func (t *Topic) Name() string { return t.topic }
 func (t *Topic) Sleeping(d *watermark.Drift) { t.sleep.Store(d) }
 
 // SetPassivated notes whether the topic's source is passivated (stopped until its
-// next message).
-func (t *Topic) SetPassivated(v bool) { t.passive.Store(v) }
+// next message); a reactivated topic wakes a resting sampler.
+func (t *Topic) SetPassivated(v bool) {
+	if was := t.passive.Swap(v); was && !v {
+		t.group.stats.wakeSampler()
+	}
+}
+
+// SetIdle sets Idle; a topic that turns active wakes a resting sampler.
+func (t *Topic) SetIdle(idle bool) {
+	v := 0.0
+	if idle {
+		v = 1
+	}
+	if was := math.Float64frombits(t.Idle.bits.Swap(math.Float64bits(v))); was == 1 && !idle {
+		t.group.stats.wakeSampler()
+	}
+}
 
 // Passivated reports whether the topic's source is passivated.
 func (t *Topic) Passivated() bool { return t.passive.Load() }
@@ -140,6 +155,7 @@ func (t *Topic) read() *topicReasons {
 
 // streamGroup is the topics of one stream definition of one device.
 type streamGroup struct {
+	stats          *Stats
 	device, stream string
 	topics         []*Topic
 	delays         *Delays // nil until a source of the group starts; under Stats.mu
@@ -159,14 +175,16 @@ type Stats struct {
 	topics map[string]map[string]*Topic
 	groups map[groupRef]*streamGroup
 	order  []*streamGroup // in creation order, for a stable scrape
+	wake   chan struct{}  // Woken
 }
 
 func NewStats() *Stats {
-	return &Stats{topics: map[string]map[string]*Topic{}, groups: map[groupRef]*streamGroup{}}
+	return &Stats{topics: map[string]map[string]*Topic{}, groups: map[groupRef]*streamGroup{}, wake: make(chan struct{}, 1)}
 }
 
 // Topic returns the statistics of a concrete topic of a stream definition, adding
-// them the first time (a restarted source gets its counters back).
+// them the first time (a restarted source gets its counters back). A new topic
+// wakes a resting sampler.
 func (s *Stats) Topic(device, stream, topic string) *Topic {
 	s.mu.RLock()
 	t := s.topics[device][topic]
@@ -181,7 +199,7 @@ func (s *Stats) Topic(device, stream, topic string) *Topic {
 	}
 	g := s.groups[groupRef{device, stream}]
 	if g == nil {
-		g = &streamGroup{device: device, stream: stream}
+		g = &streamGroup{stats: s, device: device, stream: stream}
 		s.groups[groupRef{device, stream}] = g
 		s.order = append(s.order, g)
 	}
@@ -193,6 +211,7 @@ func (s *Stats) Topic(device, stream, topic string) *Topic {
 		s.topics[device] = byTopic
 	}
 	byTopic[topic] = t
+	s.wakeSampler()
 	return t
 }
 

@@ -103,7 +103,7 @@ type LagHistory struct {
 
 // Sampler keeps what a single read cannot give: previous counters (for rates),
 // idle transitions and the lag ring. Per topic they live in the topic's statistics.
-// Only the sampler goroutine and the HTTP handler take its lock.
+// Only the sampler goroutine and the HTTP handlers take its locks.
 type Sampler struct {
 	reg       prometheus.Gatherer
 	streams   *Stats
@@ -113,11 +113,14 @@ type Sampler struct {
 
 	windows func() []WindowSummary // nil: no oldest and next windows (tests); under mu
 
-	mu     sync.Mutex
-	prev   *sample
-	minute []*sample // the samples of the last minute, oldest first: per-minute rates
-	ring   lagRing
-	last   *Status
+	sampling sync.Mutex // held through a whole sample: the loop's and Refresh's
+
+	mu      sync.Mutex
+	resting bool // the last sample found the daemon at rest (rest.go)
+	prev    *sample
+	minute  []*sample // the samples of the last minute, oldest first: per-minute rates
+	ring    lagRing
+	last    *Status
 }
 
 // sample holds the cumulative counters of one Gather.
@@ -152,8 +155,15 @@ func NewSampler(reg prometheus.Gatherer, stats *Stats, maxKeys int, connected fu
 }
 
 // Sample gathers the registry at now, records lag in the ring and keeps the
-// result for Snapshot; it is meant to run every Every.
+// result for Snapshot; it is meant to run every Next.
 func (s *Sampler) Sample(now time.Time) {
+	s.sampling.Lock()
+	defer s.sampling.Unlock()
+	s.sample(now)
+}
+
+// sample is Sample under s.sampling, which keeps samples in the order of their times.
+func (s *Sampler) sample(now time.Time) {
 	st, cur := s.build(now.UnixMilli())
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,8 +172,9 @@ func (s *Sampler) Sample(now time.Time) {
 		s.minute = s.minute[1:]
 	}
 	s.derive(st, cur)
-	s.sampleStreams(st, cur.at)
+	quiet := s.sampleStreams(st, cur.at)
 	s.sampleDelays(st, cur.at)
+	s.resting = quiet && cur.still(s.prev)
 	s.prev = cur
 	s.last = st
 }

@@ -17,8 +17,10 @@ const statusMaxStreams = 1000
 const lagKept = 2 * topN
 
 // sampleStreams updates every topic's rate and idle transition and fills st with the
-// most lagging topics' rows and the ring with their lags. Called under s.mu.
-func (s *Sampler) sampleStreams(st *Status, now int64) {
+// most lagging topics' rows and the ring with their lags. It reports whether every
+// topic was resting (rest.go). Called under s.mu.
+func (s *Sampler) sampleStreams(st *Status, now int64) (quiet bool) {
+	quiet = true
 	dt := 0.0
 	if s.prev != nil {
 		dt = float64(now-s.prev.at) / 1000
@@ -27,6 +29,7 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 	var all []lagged
 	s.streams.each(func(g *streamGroup) {
 		for _, t := range g.topics {
+			quiet = quiet && t.resting()
 			n := t.Records.load()
 			t.perS = 0
 			if t.sampled && dt > 0 && n >= t.prevRecords {
@@ -68,6 +71,7 @@ func (s *Sampler) sampleStreams(st *Status, now int64) {
 		}
 	}
 	s.ring.add(now, lags)
+	return quiet
 }
 
 // lagged is a topic with its lag as sampled, to sort by.
