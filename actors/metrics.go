@@ -15,7 +15,7 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 	// status is every series of Registry but the per-topic stream series: what the
-	// /status sampler gathers every 2 s, which reads topics from Streams instead.
+	// /status sampler gathers every 2 s (30 s at rest), which reads topics from Streams instead.
 	status *prometheus.Registry
 	// labelled is every vector with labels, for forget.
 	labelled []*prometheus.MetricVec

@@ -145,8 +145,13 @@ func startKuiperd(ctx context.Context, dist, base, broker string, qos int) (*kui
 	if err != nil {
 		return nil, err
 	}
+	// Absolute: exec resolves a relative path from the command's Dir, base.
+	bin, err := filepath.Abs(filepath.Join(dist, "kuiperd"))
+	if err != nil {
+		return nil, err
+	}
 	k := &kuiperd{api: "http://" + rest, exited: make(chan struct{}), log: &bytes.Buffer{}}
-	k.cmd = exec.Command(filepath.Join(dist, "kuiperd"))
+	k.cmd = exec.Command(bin)
 	k.cmd.Dir = base
 	k.cmd.Env = append(os.Environ(), "KuiperBaseKey="+base)
 	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log

@@ -80,3 +80,25 @@ func yamlString(t *testing.T, v any) string {
 	}
 	return string(raw)
 }
+
+// -ekuiper .cache/ekuiper, as the README gives it, is relative to where the bench
+// runs, not to kuiperd's own directory.
+func TestKuiperdIsFoundFromARelativeDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ran, _ := filepath.Abs("ran")
+	if err := os.MkdirAll(filepath.Join("dist", "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("dist", "etc", "kuiper.yaml"), []byte("basic: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("dist", "kuiperd"), []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startKuiperd(t.Context(), "dist", t.TempDir(), "tcp://127.0.0.1:1", 0); err == nil {
+		t.Fatal("a kuiperd that exits at once started")
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("kuiperd did not run from the relative directory dist: %v", err)
+	}
+}
