@@ -296,6 +296,9 @@ func Open(opt Options) (*DB, error) {
 			BufferItems: 64,
 			Metrics:     true,
 			OnExit:      table.BlockEvictHandler,
+			// edged: no entry has a TTL, so the cleanup of expired entries has
+			// nothing to do; it runs every hour, not every 2.5 s.
+			TtlTickerDurationInSec: 2 * 3600,
 		}
 		db.blockCache, err = ristretto.NewCache[[]byte, *table.Block](&config)
 		if err != nil {
@@ -318,6 +321,9 @@ func Open(opt Options) (*DB, error) {
 			MaxCost:     opt.IndexCacheSize,
 			BufferItems: 64,
 			Metrics:     true,
+			// edged: no entry has a TTL, so the cleanup of expired entries has
+			// nothing to do; it runs every hour, not every 2.5 s.
+			TtlTickerDurationInSec: 2 * 3600,
 		}
 		db.indexCache, err = ristretto.NewCache(&config)
 		if err != nil {
