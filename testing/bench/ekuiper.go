@@ -96,7 +96,7 @@ func runEKuiper(dir string, sp trialSpec, o *options) (*peerTrial, error) {
 	}
 	r0 := results.Load()
 	ended := make(chan error, 1)
-	s, err := publishFeed(ctx, pub, byte(sp.qos), sp.rate, o.sensors, sp.span, sp.pace, func() {
+	s, err := publishFeed(ctx, pub, byte(sp.qos), sp.rate, o.sensors, sp.span, sp.pace, o.feedTick, func() {
 		time.AfterFunc(grace, func() {
 			c1, err := procCPU(pid)
 			t.cpu, t.results = c1-c0, results.Load()-r0

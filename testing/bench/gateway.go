@@ -147,8 +147,8 @@ func measureIdle(dir string, o *options) (*idleRun, error) {
 // print writes the gateway rows that were measured, each with its target and
 // whether this run meets it.
 func (g *gateway) print(w io.Writer, o *options) {
-	fmt.Fprintf(w, "gateway rows: %s sensors, 10 s tumbling count/avg/min/max/p95, 500 ms disorder, event time at the wall clock's pace, commit %s (the default), durability process, a fresh Mosquitto and edged each\n\n",
-		thousands(float64(o.sensors)), configs.DefaultCommitInterval)
+	fmt.Fprintf(w, "gateway rows: %s sensors, 10 s tumbling count/avg/min/max/p95, 500 ms disorder, event time at the wall clock's pace, published every %s, commit %s (the default), durability process, a fresh Mosquitto and edged each\n\n",
+		thousands(float64(o.sensors)), o.feedTick, configs.DefaultCommitInterval)
 	fmt.Fprintln(w, "| measure | this run | target | holds | how |")
 	fmt.Fprintln(w, "|---|---:|---|---|---|")
 	row := func(name, value, target, holds, how string) {

@@ -220,7 +220,7 @@ func runSpec(dir string, sp trialSpec, o *options) (*trial, error) {
 	// has acknowledged every QoS 1 publish by then: what edged counts later
 	// was not processed within the trial.
 	ended := make(chan error, 1)
-	s, err := publishFeed(ctx, pub, byte(qos), rate, o.sensors, sp.span, sp.pace, func() {
+	s, err := publishFeed(ctx, pub, byte(qos), rate, o.sensors, sp.span, sp.pace, o.feedTick, func() {
 		var err error
 		t.atEnd, _, err = scrape(metricsURL)
 		if err != nil {

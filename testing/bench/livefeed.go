@@ -46,10 +46,11 @@ type sent struct {
 }
 
 // publishFeed publishes rate msg/s for span of wall time from sensors
-// sensors, event time running pace times as fast as the wall clock, and waits
-// until every publish is confirmed (QoS 1: acknowledged by the broker). onPaced
-// runs when the last message has been handed over.
-func publishFeed(ctx context.Context, pub *mqtt.Client, qos byte, rate float64, sensors int, span time.Duration, pace int64, onPaced func()) (*sent, error) {
+// sensors, event time running pace times as fast as the wall clock, sending what
+// is due every every, and waits until every publish is confirmed (QoS 1:
+// acknowledged by the broker). onPaced runs when the last message has been
+// handed over.
+func publishFeed(ctx context.Context, pub *mqtt.Client, qos byte, rate float64, sensors int, span time.Duration, pace int64, every time.Duration, onPaced func()) (*sent, error) {
 	now := time.Now().UnixMilli()
 	start := now - now%windowMS // the first window is whole
 	feed, err := sim.NewFeed(sim.Config{
@@ -71,7 +72,7 @@ func publishFeed(ctx context.Context, pub *mqtt.Client, qos byte, rate float64, 
 	}
 	var p fastjson.Parser
 	began := time.Now()
-	tick := time.NewTicker(sim.PaceEvery)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	m, more := feed.Next()
 	for more && ctx.Err() == nil {

@@ -33,6 +33,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/edged/edged/internal/sim"
 )
 
 // wideSensors is the sensor count of the open-windows memory run.
@@ -47,6 +49,7 @@ type options struct {
 	idleSpan    time.Duration // the idle row's count
 	lowSpan     time.Duration // publishing time of a low-rate gateway trial
 	flashSpan   time.Duration // publishing time of a flash gateway trial
+	feedTick    time.Duration // the live publisher sends what is due this often
 	skipLive    bool
 	only        string
 	cpuProfile  string // prefix of the live daemons' CPU profiles; none if empty
@@ -69,6 +72,7 @@ func main() {
 	flag.DurationVar(&o.idleSpan, "idle", 30*time.Second, "how long the idle row counts edged's CPU")
 	flag.DurationVar(&o.lowSpan, "low-trial", 30*time.Second, "publishing time of a 250 msg/s gateway trial")
 	flag.DurationVar(&o.flashSpan, "flash-trial", 60*time.Second, "publishing time of a 1,000 msg/s gateway trial (long enough for Badger's memtable flushes and compactions)")
+	flag.DurationVar(&o.feedTick, "feed-tick", sim.PaceEvery, "the live publisher sends the readings due every this often: at 250 msg/s, 10ms sends them 2 or 3 at a time, 1ms about one at a time, as independent sensors would")
 	flag.BoolVar(&o.skipLive, "no-live", false, "skip the live MQTT trials and the restart (no mosquitto needed)")
 	flag.StringVar(&o.only, "only", "", "run one live part alone and print its result: latency (QoS 1 at 10,000 msg/s), cpu (QoS 0 and 1 at 20,000 msg/s), rss (peak RSS: QoS 0 at 60,000 and QoS 1 at 30,000 msg/s, and the 10,000-open-window replay), restart (100,000 open windows), or a group of gateway rows: idle (CPU with nothing arriving), low (CPU per message and result latency at 250 msg/s, QoS 0 and 1) or flash (bytes written per reading at 1,000 msg/s, QoS 0 and 1)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write each live trial's daemon CPU profile to this prefix + -qos<N>-<rate>.pprof")
