@@ -59,9 +59,12 @@ type Daemon struct {
 
 // Start opens the state, restores every device, connects to the broker and starts
 // taking messages. The returned Daemon runs until Stop.
-func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger) (_ *Daemon, err error) {
+func Start(ctx context.Context, cfg *configs.Daemon, log *slog.Logger, opts ...StartOption) (_ *Daemon, err error) {
 	// Not the named result: `return nil, err` would make the cleanup close a nil Daemon.
 	d := &Daemon{cfg: cfg, log: log, metrics: MetricsFor(cfg.Metrics), stopTicks: make(chan struct{}), busy: make(chan struct{}, 1)}
+	for _, o := range opts {
+		o(d)
+	}
 	d.reload = newReloadState(d.metrics.Registry, len(cfg.Devices))
 	defer func() {
 		if err != nil {

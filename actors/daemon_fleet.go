@@ -20,9 +20,19 @@ type fleetState struct {
 	status status.FleetStatus
 }
 
+// StartOption sets up a Daemon before Start serves /status and takes messages.
+type StartOption func(*Daemon)
+
+// WithFleet is StartFleet as a StartOption: the fleet block is on /status from the
+// first answer.
+func WithFleet(bucket, host string, revision uint64) StartOption {
+	return func(d *Daemon) { d.StartFleet(bucket, host, revision) }
+}
+
 // StartFleet says that device files come from a fleet bucket, and which revision
 // of it (0: none) the config edged started with holds, read from the copy on disk.
-// Call it once, before the first ApplyFleet.
+// Call it once, before the first ApplyFleet; a daemon that runs with a fleet
+// bucket gets it from Start (WithFleet).
 func (d *Daemon) StartFleet(bucket, host string, revision uint64) {
 	f := &fleetState{
 		revision: prometheus.NewGauge(prometheus.GaugeOpts{

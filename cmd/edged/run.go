@@ -59,7 +59,12 @@ func serveUntil(ctx context.Context, cfg *configs.Daemon, path, dataOverride str
 		}
 	}
 	fleetSync, local := fleet.Prepare(cfg, log)
-	d, err := actors.Start(ctx, cfg, log)
+	var opts []actors.StartOption
+	if fleetSync != nil {
+		// The fleet block is on /status from the first answer, before the sync connects.
+		opts = append(opts, actors.WithFleet(fleetSync.Started()))
+	}
+	d, err := actors.Start(ctx, cfg, log, opts...)
 	if err != nil && ctx.Err() != nil {
 		// Stopped while still waiting for the broker: nothing was taken, nothing is lost.
 		log.Info("stopped before edged was running", "reason", err)

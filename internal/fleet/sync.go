@@ -29,7 +29,6 @@ const (
 // Daemon is what Sync needs of the running daemon (*actors.Daemon): the package
 // stays below actors, which only cmd/ and testing/ import.
 type Daemon interface {
-	StartFleet(bucket, host string, revision uint64)
 	ApplyFleet(ctx context.Context, devices []*configs.Device, revision uint64) (*configs.DeviceDiff, error)
 	RejectFleet(revision uint64, err error)
 	FleetClean()
@@ -124,12 +123,17 @@ func (f *Sync) devices(entries map[string]Entry) []*configs.Device {
 // Devices is the fleet's part of the running config, for a reload of the local files.
 func (f *Sync) Devices() []*configs.Device { return f.devices(f.good) }
 
+// Started is what the daemon is started with (actors.WithFleet): the bucket, this
+// gateway's host in it, and the revision of the kept copy its config holds (0: none).
+func (f *Sync) Started() (bucket, host string, revision uint64) {
+	return f.k.Bucket, f.k.Host, f.keptRev
+}
+
 // Start connects to the bucket and watches it until ctx ends; changes arrive,
 // debounced, on the returned channel for Apply. version is edged's, for the
-// status key.
+// status key. d was started with Started.
 func (f *Sync) Start(ctx context.Context, d Daemon, version string) (<-chan []natsjs.Entry, error) {
 	f.d, f.version = d, version
-	d.StartFleet(f.k.Bucket, f.k.Host, f.keptRev)
 	pub, err := Dial(f.k, "edged-"+f.k.Host+"-fleet", f.log)
 	if err != nil {
 		return nil, err
