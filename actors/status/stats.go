@@ -30,6 +30,11 @@ type Gauge struct{ bits atomic.Uint64 }
 func (g *Gauge) Set(v float64) { g.bits.Store(math.Float64bits(v)) }
 func (g *Gauge) Get() float64  { return math.Float64frombits(g.bits.Load()) }
 
+// swap sets v and returns the value before.
+func (g *Gauge) swap(v float64) float64 {
+	return math.Float64frombits(g.bits.Swap(math.Float64bits(v)))
+}
+
 // The reasons a record is late or dropped: the reason label of edged_late_total and
 // edged_dropped_total, and a late record's "reason".
 const (
@@ -100,7 +105,7 @@ func (t *Topic) SetIdle(idle bool) {
 	if idle {
 		v = 1
 	}
-	if was := math.Float64frombits(t.Idle.bits.Swap(math.Float64bits(v))); was == 1 && !idle {
+	if was := t.Idle.swap(v); was == 1 && !idle {
 		t.group.stats.wakeSampler()
 	}
 }
