@@ -77,9 +77,7 @@ func runEKuiper(dir string, sp trialSpec, o *options) (*peerTrial, error) {
 		return nil, err
 	}
 	defer sub.Close(time.Second)
-	pub, err := mqtt.Connect(ctx, mqtt.Options{
-		URL: mq.url, ClientID: fmt.Sprintf("bench-pub-%d", time.Now().UnixNano()), CleanSession: true, Logger: discardLogger(),
-	})
+	pub, err := connectPublisher(ctx, mq.url)
 	if err != nil {
 		return nil, err
 	}

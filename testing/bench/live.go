@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/edged/edged/mqtt"
 )
 
 // grace is how long after its last publish a trial lets edged finish: a
@@ -201,9 +199,7 @@ func runSpec(dir string, sp trialSpec, o *options) (*trial, error) {
 		return nil, err
 	}
 	defer col.close()
-	pub, err := mqtt.Connect(ctx, mqtt.Options{
-		URL: mq.url, ClientID: fmt.Sprintf("bench-pub-%d", time.Now().UnixNano()), CleanSession: true, Logger: discardLogger(),
-	})
+	pub, err := connectPublisher(ctx, mq.url)
 	if err != nil {
 		return nil, err
 	}

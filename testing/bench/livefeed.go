@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,13 @@ type sent struct {
 	failed int           // publishes refused or never confirmed
 	paced  time.Duration // from the first publish to the last one handed over
 	lagged bool          // the publisher fell behind the pace
+}
+
+// connectPublisher connects the client publishFeed publishes through.
+func connectPublisher(ctx context.Context, url string) (*mqtt.Client, error) {
+	return mqtt.Connect(ctx, mqtt.Options{
+		URL: url, ClientID: fmt.Sprintf("bench-pub-%d", time.Now().UnixNano()), CleanSession: true, Logger: discardLogger(),
+	})
 }
 
 // publishFeed publishes rate msg/s for span of wall time from sensors
