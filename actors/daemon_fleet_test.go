@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"testing"
@@ -16,17 +15,8 @@ import (
 // A gateway with a fleet bucket shows the fleet block on its first /status answer:
 // a client that reads it once edged answers sees which revision edged started with.
 func TestTheFleetBlockIsOnTheFirstStatus(t *testing.T) {
-	dev, err := configs.ParseDevice("dev.yaml", []byte(readyDevice))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &configs.Daemon{
-		DataDir: t.TempDir(), Durability: "process", CommitInterval: 100 * time.Millisecond, DedupTTL: time.Hour,
-		Limits:  configs.Limits{MaxInflight: 1000, MaxKeysPerWindow: 10, MaxKeyBytes: 256},
-		Broker:  configs.Broker{URL: "tcp://127.0.0.1:1883", ClientID: fmt.Sprintf("edged-fleet-%d", time.Now().UnixNano()), KeepAlive: 30 * time.Second},
-		HTTP:    configs.HTTP{Listen: "127.0.0.1:0"},
-		Devices: []*configs.Device{dev},
-	}
+	cfg := readyConfig(t, 10)
+	cfg.HTTP = configs.HTTP{Listen: "127.0.0.1:0"}
 	d, err := Start(context.Background(), cfg, slog.New(slog.DiscardHandler), WithFleet("fleet", "gw-a", 7))
 	if err != nil {
 		t.Fatal(err)

@@ -81,21 +81,28 @@ func TestStopDuringARestoreStopsEveryActorBeforeTheStoreCloses(t *testing.T) {
 	}
 }
 
-// startWithOpenKeys starts a daemon on a data dir that holds an open window for each
-// of keys sensors, saved by a replay, so it starts by restoring them.
-func startWithOpenKeys(t *testing.T, keys int) *Daemon {
+// readyConfig is a daemon config on a fresh data dir with readyDevice, up to keys
+// keys per window and the local Mosquitto as its broker.
+func readyConfig(t *testing.T, keys int) *configs.Daemon {
 	t.Helper()
 	dev, err := configs.ParseDevice("dev.yaml", []byte(readyDevice))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	cfg := &configs.Daemon{
-		DataDir: dir, Durability: "process", CommitInterval: 100 * time.Millisecond, DedupTTL: time.Hour,
+	return &configs.Daemon{
+		DataDir: t.TempDir(), Durability: "process", CommitInterval: 100 * time.Millisecond, DedupTTL: time.Hour,
 		Limits:  configs.Limits{MaxInflight: 1000, MaxKeysPerWindow: keys, MaxKeyBytes: 256},
 		Broker:  configs.Broker{URL: "tcp://127.0.0.1:1883", ClientID: fmt.Sprintf("edged-ready-%d", time.Now().UnixNano()), KeepAlive: 30 * time.Second},
 		Devices: []*configs.Device{dev},
 	}
+}
+
+// startWithOpenKeys starts a daemon on a data dir that holds an open window for each
+// of keys sensors, saved by a replay, so it starts by restoring them.
+func startWithOpenKeys(t *testing.T, keys int) *Daemon {
+	t.Helper()
+	cfg := readyConfig(t, keys)
+	dir := cfg.DataDir
 	var in strings.Builder
 	for i := range keys {
 		fmt.Fprintf(&in, `{"at":1000,"topic":"edged-ready-test/k%d","payload":{"ts":1733140000100,"v":1}}`+"\n", i)
