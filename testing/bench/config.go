@@ -19,8 +19,9 @@ const benchMaxKeys = restartWindows
 
 // writeConfig writes the benchmark's daemon and device files under dir and
 // loads them: one stream sensors/+/data keyed by sensor, one 10 s tumbling
-// window with count/avg/min/max/p95 of temp, committed every commit.
-func writeConfig(dir, durability, broker, httpListen string, qos int, commit time.Duration) (*configs.Daemon, string, error) {
+// window with count/avg/min/max/p95 of temp, committed every commit. extra is
+// added to the daemon file as it is: more fields, one a line.
+func writeConfig(dir, durability, broker, httpListen string, qos int, commit time.Duration, extra string) (*configs.Daemon, string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "devices"), 0o755); err != nil {
 		return nil, "", err
 	}
@@ -31,7 +32,7 @@ log: {level: warn}
 limits: {max_keys_per_window: %d}
 http: {listen: %q}
 broker: {url: %q, client_id: edged-bench}
-`, durability, filepath.Join(dir, "data"), commit, benchMaxKeys, httpListen, broker)
+`, durability, filepath.Join(dir, "data"), commit, benchMaxKeys, httpListen, broker) + extra
 	device := fmt.Sprintf(`device: bench
 streams:
   - name: sensors

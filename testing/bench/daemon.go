@@ -50,7 +50,7 @@ func startDaemon(dir, url string, qos int, commit time.Duration, o *options, cpu
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	_, config, err := writeConfig(dir, "process", url, addr, qos, commit)
+	_, config, err := writeConfig(dir, "process", url, addr, qos, commit, o.daemonYAML)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (d *daemonProc) stop() error {
 // childDaemon is `edged run` on the benchmark config: it prints its metrics
 // address once it takes messages and stops cleanly on SIGTERM.
 func childDaemon(a *childArgs) error {
-	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos, a.commit)
+	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos, a.commit, "")
 	if err != nil {
 		return err
 	}

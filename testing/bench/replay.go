@@ -17,7 +17,7 @@ func childReplay(a *childArgs) (*measurement, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := writeConfig(a.dir, a.durability, "tcp://127.0.0.1:1", "", 1, benchCommit)
+	cfg, _, err := writeConfig(a.dir, a.durability, "tcp://127.0.0.1:1", "", 1, benchCommit, "")
 	if err != nil {
 		return nil, err
 	}
