@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/edged/edged/configs"
@@ -19,8 +20,8 @@ const benchMaxKeys = restartWindows
 
 // writeConfig writes the benchmark's daemon and device files under dir and
 // loads them: one stream sensors/+/data keyed by sensor, one 10 s tumbling
-// window with count/avg/min/max/p95 of temp, committed every commit. extra is
-// added to the daemon file as it is: more fields, one a line.
+// window with count/avg/min/max/p95 of temp, committed every commit. extra holds
+// daemon fields, one a line, each in place of the benchmark's own or added.
 func writeConfig(dir, durability, broker, httpListen string, qos int, commit time.Duration, extra string) (*configs.Daemon, string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "devices"), 0o755); err != nil {
 		return nil, "", err
@@ -32,7 +33,8 @@ log: {level: warn}
 limits: {max_keys_per_window: %d}
 http: {listen: %q}
 broker: {url: %q, client_id: edged-bench}
-`, durability, filepath.Join(dir, "data"), commit, benchMaxKeys, httpListen, broker) + extra
+`, durability, filepath.Join(dir, "data"), commit, benchMaxKeys, httpListen, broker)
+	daemon = withFields(daemon, extra)
 	device := fmt.Sprintf(`device: bench
 streams:
   - name: sensors
@@ -58,4 +60,28 @@ windows:
 	}
 	cfg, err := configs.Load(path)
 	return cfg, path, err
+}
+
+// withFields returns the daemon file base with each line of extra in place of
+// base's line of the same field, or at its end.
+func withFields(base, extra string) string {
+	lines := strings.Split(strings.TrimSuffix(base, "\n"), "\n")
+next:
+	for _, f := range strings.Split(extra, "\n") {
+		name, _, ok := strings.Cut(f, ":")
+		if !ok {
+			if strings.TrimSpace(f) != "" {
+				lines = append(lines, f) // not a field: the config's parser names it
+			}
+			continue
+		}
+		for i, l := range lines {
+			if strings.HasPrefix(l, name+":") {
+				lines[i] = f
+				continue next
+			}
+		}
+		lines = append(lines, f)
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
