@@ -22,6 +22,7 @@ type childArgs struct {
 	keepOpen    bool
 	cpuProfile  string // a daemon child's CPU profile file, from ready to stop
 	heapProfile string // a daemon or replay child's heap profile file, near its peak
+	daemonYAML  string // a daemon child's -daemon-yaml
 }
 
 func (a *childArgs) register() {

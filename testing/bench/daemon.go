@@ -39,7 +39,7 @@ type daemonProc struct {
 // carries the benchmark and symbols).
 func startDaemon(dir, url string, qos int, commit time.Duration, o *options, cpuProfile, heapProfile string) (*daemonProc, error) {
 	if cpuProfile != "" || heapProfile != "" {
-		return startDaemonChild(dir, url, qos, commit, cpuProfile, heapProfile)
+		return startDaemonChild(dir, url, qos, commit, o.daemonYAML, cpuProfile, heapProfile)
 	}
 	bin, err := o.edgedBinary()
 	if err != nil {
@@ -81,12 +81,12 @@ func startDaemon(dir, url string, qos int, commit time.Duration, o *options, cpu
 }
 
 // startDaemonChild starts this binary's daemon child, which can profile itself.
-func startDaemonChild(dir, url string, qos int, commit time.Duration, cpuProfile, heapProfile string) (*daemonProc, error) {
+func startDaemonChild(dir, url string, qos int, commit time.Duration, daemonYAML, cpuProfile, heapProfile string) (*daemonProc, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-commit-interval", commit.String(), "-child-cpuprofile", cpuProfile, "-child-heapprofile", heapProfile)
+	cmd := exec.Command(self, "-child", "daemon", "-qos", strconv.Itoa(qos), "-input", url, "-dir", dir, "-commit-interval", commit.String(), "-daemon-yaml", daemonYAML, "-child-cpuprofile", cpuProfile, "-child-heapprofile", heapProfile)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -165,7 +165,7 @@ func (d *daemonProc) stop() error {
 // childDaemon is `edged run` on the benchmark config: it prints its metrics
 // address once it takes messages and stops cleanly on SIGTERM.
 func childDaemon(a *childArgs) error {
-	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos, a.commit, "")
+	cfg, _, err := writeConfig(a.dir, "process", a.input, "127.0.0.1:0", a.qos, a.commit, a.daemonYAML)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func (g *gateway) print(w io.Writer, o *options) {
 	fmt.Fprintf(w, "gateway rows: %s sensors, 10 s tumbling count/avg/min/max/p95, 500 ms disorder, event time at the wall clock's pace, published every %s, commit %s (the default), durability process, a fresh Mosquitto and edged each",
 		thousands(float64(o.sensors)), o.feedTick, configs.DefaultCommitInterval)
 	if o.daemonYAML != "" {
-		fmt.Fprintf(w, "; in the daemon file: %q", o.daemonYAML)
+		fmt.Fprintf(w, "; in the daemon file, in place of any of these: %q", o.daemonYAML)
 	}
 	fmt.Fprint(w, "\n\n")
 	fmt.Fprintln(w, "| measure | this run | target | holds | how |")

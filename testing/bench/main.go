@@ -57,7 +57,7 @@ type options struct {
 	edged       string // the edged binary the live trials and the restart run; built on first use if empty
 	edgedDir    string // where that build goes
 	ekuiper     string // eKuiper's kuiperd and etc/, run after each low-rate trial; none if empty
-	daemonYAML  string // daemon fields for the live trials' release build, each in place of the benchmark's own or added
+	daemonYAML  string // daemon fields for the live trials and the restart, each in place of the benchmark's own or added
 	child       string
 	childArgs   childArgs
 }
@@ -80,7 +80,7 @@ func main() {
 	flag.StringVar(&o.heapProfile, "heapprofile", "", "write each live trial's daemon heap profile near its peak to this prefix + -qos<N>-<rate>.pprof (and -only rss's replay to prefix + -replay.pprof)")
 	flag.StringVar(&o.edged, "edged", "", "the edged binary the live trials and the restart run (default: cmd/edged built with the release flags)")
 	flag.StringVar(&o.ekuiper, "ekuiper", "", "a directory with eKuiper's kuiperd and etc/ (make ekuiper builds them into .cache/ekuiper): the low-rate rows also run it on the same feed and hold edged to its CPU per message in the same run")
-	flag.StringVar(&o.daemonYAML, "daemon-yaml", "", "daemon fields (edged.yaml) for the live trials and the restart, one a line, each in place of the benchmark's own or added, e.g. 'commit_on_result: false'; the trials with -cpuprofile or -heapprofile leave them out")
+	flag.StringVar(&o.daemonYAML, "daemon-yaml", "", "daemon fields (edged.yaml) for the live trials and the restart, one a line, each in place of the benchmark's own or added, e.g. 'commit_on_result: false'")
 	flag.StringVar(&o.child, "child", "", "internal: run one measurement (replay, loop, daemon) and report it")
 	o.childArgs.register()
 	flag.Parse()
@@ -93,6 +93,7 @@ func main() {
 		o.flashSpan = min(o.flashSpan, 20*time.Second)
 	}
 	if o.child != "" {
+		o.childArgs.daemonYAML = o.daemonYAML
 		if err := runChild(o.child, &o.childArgs); err != nil {
 			fmt.Fprintf(os.Stderr, "bench child %s: %v\n", o.child, err)
 			os.Exit(1)
