@@ -298,7 +298,7 @@ func Open(opt Options) (*DB, error) {
 			OnExit:      table.BlockEvictHandler,
 			// edged: no entry has a TTL, so the cleanup of expired entries has
 			// nothing to do; it runs every hour, not every 2.5 s.
-			TtlTickerDurationInSec: 2 * 3600,
+			TtlTickerDurationInSec: 3600,
 		}
 		db.blockCache, err = ristretto.NewCache[[]byte, *table.Block](&config)
 		if err != nil {
@@ -323,7 +323,7 @@ func Open(opt Options) (*DB, error) {
 			Metrics:     true,
 			// edged: no entry has a TTL, so the cleanup of expired entries has
 			// nothing to do; it runs every hour, not every 2.5 s.
-			TtlTickerDurationInSec: 2 * 3600,
+			TtlTickerDurationInSec: 3600,
 		}
 		db.indexCache, err = ristretto.NewCache(&config)
 		if err != nil {
