@@ -74,6 +74,7 @@ windows:
 	}()
 
 	var acked atomic.Int64
+	routed := map[string]int{} // readings routed to each key's window, "k<key>/<start>"
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range readings {
 		// A key usually comes from its own topic, sometimes from another; quiet
@@ -91,6 +92,7 @@ windows:
 			}
 		}
 		at := clock.Load()
+		routed[fmt.Sprintf("k%d/%d", key, at-at%100)]++
 		in := &Inbound{Topic: fmt.Sprintf("t/%d", topic), QoS: 1, At: at,
 			Payload: fmt.Appendf(nil, `{"ts":%d,"k":"k%d"}`, at, key)}
 		var once atomic.Bool
@@ -116,10 +118,11 @@ windows:
 	// under load a flush may end before all of them are published, so the count is
 	// taken after each flush until it adds up or a deadline passes.
 	topo.system.Root.Send(topo.pipelines[0], &MarkWatermark{Watermark: 1 << 62, At: clock.Load()})
+	final := map[string]float64{}
 	count := func() (total, late float64) {
 		pub.mu.Lock()
 		defer pub.mu.Unlock()
-		final := map[string]float64{}
+		clear(final)
 		for _, p := range pub.payloads {
 			var r struct {
 				Key      string             `json:"key"`
@@ -148,10 +151,36 @@ windows:
 	}
 	if total+late != readings {
 		t.Errorf("the windows count %v readings and %v went late or were dropped, want %d in all", total, late, readings)
+		logMiscounted(t, pub, routed, final)
 	}
 	keys, sources := counterSum(t, metrics, "edged_window_passivations_total"), counterSum(t, metrics, "edged_stream_passivations_total")
 	t.Logf("%v window actors and %v sources passivated", keys, sources)
 	if keys == 0 || sources == 0 {
 		t.Errorf("nothing was passivated: the test tests too little")
+	}
+}
+
+// logMiscounted names each window whose last result does not count what was routed
+// to it, with every result it published in order: what a failure needs to be told
+// apart (a lost result, a lost reading, revisions out of order).
+func logMiscounted(t *testing.T, pub *capture, routed map[string]int, final map[string]float64) {
+	t.Helper()
+	pub.mu.Lock()
+	defer pub.mu.Unlock()
+	for w, n := range routed {
+		if final[w] == float64(n) {
+			continue
+		}
+		var history []string
+		for _, p := range pub.payloads {
+			var r struct {
+				Key   string `json:"key"`
+				Start int64  `json:"start"`
+			}
+			if json.Unmarshal([]byte(p), &r) == nil && fmt.Sprint(r.Key, "/", r.Start) == w {
+				history = append(history, p)
+			}
+		}
+		t.Logf("window %s: %d readings routed, last result counts %v; its results: %v", w, n, final[w], history)
 	}
 }
